@@ -1,0 +1,183 @@
+"""Every command-line shortcut becomes one frozen, validated `LoadPlan` before anything runs.
+
+The engine, the store and the reports only ever see plans and results. Validation is pure
+(no I/O), and each problem is a `UsageError` naming the option, so a bad value stops the
+run before a cluster is started or a connection opened.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from shardlab.errors import UsageError
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
+_DURATION_UNIT_S = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
+# OpenSearch time values accepted by index.refresh_interval (plus -1 to disable refresh).
+_REFRESH = re.compile(r"^(-1|\d+(nanos|micros|ms|s|m|h|d))$")
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(b|kb|k|mb|m|gb|g)?\s*$", re.IGNORECASE)
+_SIZE_UNIT_BYTES = {"b": 1, "k": 1024, "kb": 1024, "m": 1024**2, "mb": 1024**2}
+_SIZE_UNIT_BYTES |= {"g": 1024**3, "gb": 1024**3, None: 1}
+_COUNT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmKM])?\s*$")
+
+MAX_SHARDS = 1024  # OpenSearch's own per-index limit
+
+
+def parse_duration_s(option: str, text: str) -> float:
+    """'60s', '5m', '1.5h', '250ms' or a bare number of seconds."""
+    match = _DURATION.match(text)
+    if not match:
+        raise UsageError(option, text, "is not a duration", "use e.g. 60s, 5m or 1h")
+    seconds = float(match.group(1)) * _DURATION_UNIT_S[match.group(2)]
+    if seconds <= 0:
+        raise UsageError(option, text, "must be longer than zero")
+    return seconds
+
+
+def parse_size_bytes(option: str, text: str) -> int:
+    """'5mb', '512kb', '1000000' (bytes); binary units."""
+    match = _SIZE.match(text)
+    if not match:
+        raise UsageError(option, text, "is not a size", "use e.g. 5mb, 512kb or a byte count")
+    unit = match.group(2).lower() if match.group(2) else None
+    size = int(float(match.group(1)) * _SIZE_UNIT_BYTES[unit])
+    if size < 1:
+        raise UsageError(option, text, "must be at least 1 byte")
+    return size
+
+
+def parse_count(option: str, text: str) -> int:
+    """'1000000', '500k', '2m' (decimal: k = 1,000, m = 1,000,000)."""
+    match = _COUNT.match(text)
+    if not match:
+        raise UsageError(option, text, "is not a count", "use e.g. 1000000, 500k or 2m")
+    scale = {"k": 1_000, "m": 1_000_000}.get((match.group(2) or "").lower(), 1)
+    count = int(float(match.group(1)) * scale)
+    if count < 1:
+        raise UsageError(option, text, "must be at least 1")
+    return count
+
+
+def parse_refresh_interval(text: str) -> str:
+    value = text.strip()
+    if not _REFRESH.match(value):
+        raise UsageError(
+            "--refresh", text, "is not a refresh interval", "use e.g. 1s, 30s, or -1 to disable"
+        )
+    return value
+
+
+def parse_targets(text: str) -> tuple[str, ...]:
+    urls = tuple(part.strip().rstrip("/") for part in text.split(",") if part.strip())
+    if not urls:
+        raise UsageError("--target", text, "names no URL", "use e.g. http://127.0.0.1:9200")
+    for url in urls:
+        if not re.match(r"^https?://[^/\s:]+(:\d{1,5})?$", url):
+            raise UsageError(
+                "--target",
+                url,
+                "is not a node URL",
+                "use scheme://host:port, e.g. http://10.0.0.4:9200",
+            )
+    return urls
+
+
+def _at_least(option: str, value: int, minimum: int) -> int:
+    if value < minimum:
+        raise UsageError(option, value, f"must be at least {minimum}")
+    return value
+
+
+@dataclass(frozen=True)
+class IndexSettings:
+    shards: int
+    replicas: int
+    refresh_interval: str
+
+    def __post_init__(self) -> None:
+        _at_least("--shards", self.shards, 1)
+        if self.shards > MAX_SHARDS:
+            raise UsageError("--shards", self.shards, f"must be at most {MAX_SHARDS}")
+        _at_least("--replicas", self.replicas, 0)
+        parse_refresh_interval(self.refresh_interval)
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """`none`: errors are counted, not retried (the seeds measure raw errors).
+    `backoff`: rejected items are resent after initial_ms * 2^k, capped at max_ms."""
+
+    kind: Literal["none", "backoff"] = "none"
+    max_attempts: int = 8
+    initial_ms: int = 50
+    max_ms: int = 5_000
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("none", "backoff"):
+            raise UsageError("--retry", self.kind, "is not a retry policy", "use none or backoff")
+        _at_least("--retry max attempts", self.max_attempts, 1)
+
+
+@dataclass(frozen=True)
+class BulkSize:
+    """Exactly one of docs / bytes: a bulk request carries that many documents, or documents
+    are appended until the body reaches that many bytes."""
+
+    docs: int | None = 1000  # seed appendix: "Each bulk insert batch comprised 1000 documents"
+    bytes: int | None = None
+
+    def __post_init__(self) -> None:
+        if (self.docs is None) == (self.bytes is None):
+            raise UsageError("--bulk-docs/--bulk-bytes", None, "give one of the two, not both")
+        if self.docs is not None:
+            _at_least("--bulk-docs", self.docs, 1)
+
+
+@dataclass(frozen=True)
+class StopCondition:
+    """The run ends at whichever comes first."""
+
+    duration_s: float | None = 60.0
+    docs: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.duration_s is None and self.docs is None:
+            raise UsageError("--duration/--docs", None, "give at least one")
+
+
+@dataclass(frozen=True)
+class LoadPlan:
+    workload: str
+    variant: str
+    index: str
+    index_settings: IndexSettings
+    clients: int = 8
+    bulk: BulkSize = field(default_factory=BulkSize)
+    stop: StopCondition = field(default_factory=StopCondition)
+    rate_per_s: float | None = None  # None: closed model, each client sends as soon as answered
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    interval_s: float = 1.0
+    seed: int = 1
+    engine_threads: int = 1
+    request_timeout_s: float = 120.0
+
+    def __post_init__(self) -> None:
+        _at_least("--clients", self.clients, 1)
+        _at_least("--threads", self.engine_threads, 1)
+        if self.rate_per_s is not None and self.rate_per_s <= 0:
+            raise UsageError("--rate", self.rate_per_s, "must be above zero")
+        if self.interval_s <= 0:
+            raise UsageError("--interval", self.interval_s, "must be above zero")
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where the load goes: a local lab started by shardlab, or a remote cluster."""
+
+    urls: tuple[str, ...]
+    kind: Literal["local", "remote"]
+    lab: str | None = None
+    user: str | None = None
+    password: str | None = field(default=None, repr=False)
