@@ -1,0 +1,192 @@
+//! Per-worker interval records (locked once per request by the worker, swapped out by the
+//! collector every interval), the merged `Interval`, and the bounded error sample log.
+
+use crate::bulk::{Classified, ErrorEvent, RequestOutcome};
+use crate::histogram::{Latency, LatencySummary};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Exact counts for one interval or the whole run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counters {
+    pub requests: u64,
+    pub requests_ok: u64,
+    pub requests_item_errors: u64,
+    pub requests_http_429: u64,
+    pub requests_http_other: u64,
+    pub requests_transport: u64,
+    pub docs_sent: u64,
+    pub docs_acked: u64,
+    pub docs_rejected: u64,
+    pub docs_failed: u64,
+    pub retries: u64,
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+}
+
+impl Counters {
+    pub fn add(&mut self, o: &Counters) {
+        self.requests += o.requests;
+        self.requests_ok += o.requests_ok;
+        self.requests_item_errors += o.requests_item_errors;
+        self.requests_http_429 += o.requests_http_429;
+        self.requests_http_other += o.requests_http_other;
+        self.requests_transport += o.requests_transport;
+        self.docs_sent += o.docs_sent;
+        self.docs_acked += o.docs_acked;
+        self.docs_rejected += o.docs_rejected;
+        self.docs_failed += o.docs_failed;
+        self.retries += o.retries;
+        self.bytes_sent += o.bytes_sent;
+        self.bytes_received += o.bytes_received;
+    }
+}
+
+/// What one worker saw since the last swap.
+#[derive(Debug, Clone, Default)]
+pub struct Record {
+    pub counters: Counters,
+    pub service: Latency,
+    pub response: Latency,
+}
+
+impl Record {
+    pub fn reset(&mut self) {
+        self.counters = Counters::default();
+        self.service.reset();
+        self.response.reset();
+    }
+
+    pub fn add(&mut self, o: &Record) {
+        self.counters.add(&o.counters);
+        self.service.add(&o.service);
+        self.response.add(&o.response);
+    }
+}
+
+pub type SharedRecord = Arc<Mutex<Record>>;
+
+/// One attempt (a request or a retry) as the worker records it.
+pub struct Attempt<'a> {
+    pub docs: u64,
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+    pub service: Duration,
+    pub response: Duration,
+    pub classified: &'a Classified,
+    /// Docs still rejected after this attempt that will not be retried (final).
+    pub final_rejected: u64,
+    /// A retry of the rejected items follows.
+    pub retry_follows: bool,
+}
+
+impl Record {
+    pub fn record(&mut self, a: &Attempt<'_>) {
+        let c = &mut self.counters;
+        c.requests += 1;
+        match a.classified.outcome {
+            RequestOutcome::Ok => c.requests_ok += 1,
+            RequestOutcome::ItemErrors => c.requests_item_errors += 1,
+            RequestOutcome::Http429 => c.requests_http_429 += 1,
+            RequestOutcome::HttpOther => c.requests_http_other += 1,
+            RequestOutcome::Transport => c.requests_transport += 1,
+        }
+        c.docs_sent += a.docs;
+        c.docs_acked += a.classified.acked;
+        c.docs_failed += a.classified.failed;
+        c.docs_rejected += a.final_rejected;
+        c.retries += u64::from(a.retry_follows);
+        c.bytes_sent += a.bytes_sent;
+        c.bytes_received += a.bytes_received;
+        self.service.record(a.service);
+        self.response.record(a.response);
+    }
+}
+
+/// One interval, merged over all workers.
+#[derive(Debug, Clone)]
+pub struct Interval {
+    pub index: u64,
+    pub start_s: f64,
+    pub duration_s: f64,
+    pub counters: Counters,
+    pub service: LatencySummary,
+    pub response: LatencySummary,
+}
+
+/// One kind of error, how often, and the first message seen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorSample {
+    pub kind: String,
+    pub count: u64,
+    pub example: String,
+}
+
+pub const MAX_ERROR_KINDS: usize = 20;
+
+/// The first `MAX_ERROR_KINDS` distinct kinds; later kinds are not kept.
+#[derive(Debug, Default)]
+pub struct ErrorLog {
+    samples: Vec<ErrorSample>,
+}
+
+impl ErrorLog {
+    pub fn note(&mut self, events: &[ErrorEvent]) {
+        for e in events {
+            if let Some(s) = self.samples.iter_mut().find(|s| s.kind == e.kind) {
+                s.count += e.count;
+            } else if self.samples.len() < MAX_ERROR_KINDS {
+                self.samples.push(ErrorSample {
+                    kind: e.kind.clone(),
+                    count: e.count,
+                    example: crate::bulk::cut(&e.example),
+                });
+            }
+        }
+    }
+
+    pub fn samples(&self) -> Vec<ErrorSample> {
+        self.samples.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_log_is_bounded_and_counts() {
+        let mut log = ErrorLog::default();
+        for k in 0..30 {
+            log.note(&[ErrorEvent {
+                kind: format!("k{k}"),
+                count: 2,
+                example: "x".repeat(1000),
+            }]);
+        }
+        log.note(&[ErrorEvent {
+            kind: "k3".into(),
+            count: 5,
+            example: "later".into(),
+        }]);
+        let s = log.samples();
+        assert_eq!(s.len(), MAX_ERROR_KINDS);
+        assert_eq!(s[3].count, 7);
+        assert_eq!(s[3].example.len(), 300);
+    }
+
+    #[test]
+    fn records_merge() {
+        let mut a = Record::default();
+        let mut b = Record::default();
+        a.counters.requests = 2;
+        b.counters.requests = 3;
+        b.service.record(Duration::from_millis(1));
+        a.add(&b);
+        assert_eq!(a.counters.requests, 5);
+        assert_eq!(a.service.count(), 1);
+        a.reset();
+        assert_eq!(a.counters, Counters::default());
+        assert_eq!(a.service.count(), 0);
+    }
+}

@@ -1,0 +1,359 @@
+//! The runner: one tokio task per client (see client.rs), a collector that
+//! swaps the workers' interval records every interval, and stop/drain handling. Runs on its
+//! own thread; the caller polls `next_interval` and finally calls `finish`.
+
+use crate::bulk::ErrorEvent;
+use crate::client::Client;
+use crate::histogram::LatencySummary;
+use crate::http::{Connection, RequestTemplate};
+use crate::interval::{Counters, ErrorLog, ErrorSample, Interval, Record, SharedRecord};
+use crate::spec::{Spec, SpecError};
+use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::*};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+use tokio::time::sleep_until;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EngineError {
+    Spec(SpecError),
+    /// Called in the wrong state (e.g. `finish` before `start`).
+    State(&'static str),
+    /// The runtime could not be built or the engine thread died.
+    Internal(String),
+}
+
+impl fmt::Display for EngineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EngineError::Spec(e) => e.fmt(f),
+            EngineError::State(s) => f.write_str(s),
+            EngineError::Internal(s) => f.write_str(s),
+        }
+    }
+}
+
+impl std::error::Error for EngineError {}
+
+impl From<SpecError> for EngineError {
+    fn from(e: SpecError) -> Self {
+        EngineError::Spec(e)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    Duration = 1,
+    Docs = 2,
+    Stop = 3,
+}
+
+impl StopReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StopReason::Duration => "duration",
+            StopReason::Docs => "docs",
+            StopReason::Stop => "stop",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Totals {
+    pub elapsed_s: f64,
+    pub stopped_by: StopReason,
+    pub in_flight_abandoned: u64,
+    pub counters: Counters,
+    pub service: LatencySummary,
+    pub response: LatencySummary,
+    pub errors: Vec<ErrorSample>,
+}
+
+/// State shared by the caller, the collector and the clients.
+pub(crate) struct Shared {
+    pub(crate) stop_tx: watch::Sender<bool>,
+    stopping: AtomicBool,
+    stopped_by: AtomicU8,
+    /// Docs not yet claimed, when the run stops after a number of docs.
+    docs_left: Option<AtomicU64>,
+    /// Bulks (with their retries) started and not yet finished.
+    pub(crate) in_flight: AtomicU64,
+    pub(crate) errors: Mutex<ErrorLog>,
+    intervals_sent: AtomicU64,
+    done: AtomicBool,
+}
+
+impl Shared {
+    /// First reason wins; later calls (e.g. `stop()` twice) change nothing.
+    fn request_stop(&self, why: StopReason) {
+        let _ = self
+            .stopped_by
+            .compare_exchange(0, why as u8, AcqRel, Acquire);
+        self.stopping.store(true, Release);
+        self.stop_tx.send_replace(true);
+    }
+
+    pub(crate) fn stopping(&self) -> bool {
+        self.stopping.load(Acquire)
+    }
+
+    /// Claim up to `n` docs from the run's budget.
+    pub(crate) fn claim(&self, n: u64) -> u64 {
+        let Some(left) = &self.docs_left else {
+            return n;
+        };
+        let before = left
+            .fetch_update(AcqRel, Acquire, |l| Some(l - l.min(n)))
+            .expect("closure always returns Some");
+        let got = before.min(n);
+        if got > 0 && got == before {
+            self.request_stop(StopReason::Docs); // that was the last doc
+        }
+        got
+    }
+
+    fn stopped_by(&self) -> StopReason {
+        match self.stopped_by.load(Acquire) {
+            1 => StopReason::Duration,
+            2 => StopReason::Docs,
+            _ => StopReason::Stop,
+        }
+    }
+}
+
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+pub struct Runner {
+    spec: Arc<Spec>,
+    shared: Arc<Shared>,
+    rx: Mutex<Option<mpsc::Receiver<Interval>>>,
+    taken: AtomicU64,
+    thread: Mutex<Option<JoinHandle<Totals>>>,
+    totals: Mutex<Option<Totals>>,
+    started: AtomicBool,
+}
+
+impl Runner {
+    pub fn new(spec_json: &str) -> Result<Runner, EngineError> {
+        let spec = Spec::from_json(spec_json)?;
+        let (stop_tx, _) = watch::channel(false);
+        let shared = Shared {
+            stop_tx,
+            stopping: AtomicBool::new(false),
+            stopped_by: AtomicU8::new(0),
+            docs_left: spec.stop.docs.map(AtomicU64::new),
+            in_flight: AtomicU64::new(0),
+            errors: Mutex::new(ErrorLog::default()),
+            intervals_sent: AtomicU64::new(0),
+            done: AtomicBool::new(false),
+        };
+        Ok(Runner {
+            spec: Arc::new(spec),
+            shared: Arc::new(shared),
+            rx: Mutex::new(None),
+            taken: AtomicU64::new(0),
+            thread: Mutex::new(None),
+            totals: Mutex::new(None),
+            started: AtomicBool::new(false),
+        })
+    }
+
+    /// Start the engine thread; returns at once.
+    pub fn start(&self) -> Result<(), EngineError> {
+        if self.started.swap(true, AcqRel) {
+            return Err(EngineError::State("the engine was already started"));
+        }
+        let mut builder = if self.spec.threads == 1 {
+            tokio::runtime::Builder::new_current_thread()
+        } else {
+            let mut b = tokio::runtime::Builder::new_multi_thread();
+            b.worker_threads(self.spec.threads as usize);
+            b
+        };
+        let rt = builder
+            .enable_all()
+            .thread_name("shardlab-engine")
+            .build()
+            .map_err(|e| EngineError::Internal(format!("cannot start the runtime: {e}")))?;
+        let (tx, rx) = mpsc::channel();
+        *lock(&self.rx) = Some(rx);
+        let (spec, shared) = (self.spec.clone(), self.shared.clone());
+        let handle = std::thread::Builder::new()
+            .name("shardlab-engine".into())
+            .spawn(move || {
+                let totals = rt.block_on(run(spec, shared.clone(), tx));
+                rt.shutdown_background();
+                shared.done.store(true, Release);
+                totals
+            })
+            .map_err(|e| EngineError::Internal(format!("cannot start the engine thread: {e}")))?;
+        *lock(&self.thread) = Some(handle);
+        Ok(())
+    }
+
+    /// The next interval, or None after `timeout` or once every interval was handed out.
+    pub fn next_interval(&self, timeout: Duration) -> Option<Interval> {
+        let guard = lock(&self.rx);
+        let rx = guard.as_ref()?;
+        match rx.recv_timeout(timeout) {
+            Ok(iv) => {
+                self.taken.fetch_add(1, AcqRel);
+                Some(iv)
+            }
+            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
+        }
+    }
+
+    pub fn finished(&self) -> bool {
+        self.shared.done.load(Acquire)
+            && self.taken.load(Acquire) >= self.shared.intervals_sent.load(Acquire)
+    }
+
+    pub fn stop(&self) {
+        self.shared.request_stop(StopReason::Stop);
+    }
+
+    /// Wait for the run to end and return its totals (again on later calls).
+    pub fn finish(&self) -> Result<Totals, EngineError> {
+        let mut totals = lock(&self.totals);
+        if let Some(t) = totals.as_ref() {
+            return Ok(t.clone());
+        }
+        let handle = lock(&self.thread)
+            .take()
+            .ok_or(EngineError::State("the engine was not started"))?;
+        let t = handle
+            .join()
+            .map_err(|_| EngineError::Internal("the engine thread panicked".into()))?;
+        *totals = Some(t.clone());
+        Ok(t)
+    }
+}
+
+impl Drop for Runner {
+    fn drop(&mut self) {
+        // A dropped engine must not keep loading the cluster in the background.
+        self.shared.request_stop(StopReason::Stop);
+    }
+}
+
+struct Collector {
+    records: Vec<SharedRecord>,
+    spare: Record,
+    merged: Record,
+    total: Record,
+    index: u64,
+    start: Instant,
+    last: Instant,
+    tx: mpsc::Sender<Interval>,
+    shared: Arc<Shared>,
+}
+
+impl Collector {
+    fn emit(&mut self, now: Instant) {
+        self.merged.reset();
+        for r in &self.records {
+            std::mem::swap(&mut *lock(r), &mut self.spare);
+            self.merged.add(&self.spare);
+            self.spare.reset();
+        }
+        self.total.add(&self.merged);
+        let interval = Interval {
+            index: self.index,
+            start_s: (self.last - self.start).as_secs_f64(),
+            duration_s: (now - self.last).as_secs_f64(),
+            counters: self.merged.counters,
+            service: self.merged.service.summary(),
+            response: self.merged.response.summary(),
+        };
+        self.index += 1;
+        self.last = now;
+        self.shared.intervals_sent.fetch_add(1, AcqRel);
+        let _ = self.tx.send(interval); // the receiver may be gone; the totals still count
+    }
+}
+
+async fn run(spec: Arc<Spec>, shared: Arc<Shared>, tx: mpsc::Sender<Interval>) -> Totals {
+    let start = Instant::now();
+    let targets = spec.parsed_targets();
+    let mut clients = JoinSet::new();
+    let mut records = Vec::new();
+    for i in 0..spec.clients {
+        let record = SharedRecord::default();
+        records.push(record.clone());
+        let target = &targets[i as usize % targets.len()];
+        let template = RequestTemplate::new(&target.authority, &spec.bulk_path, &spec.headers);
+        let client = Client {
+            spec: spec.clone(),
+            shared: shared.clone(),
+            record,
+            conn: Connection::new(template, Duration::from_secs_f64(spec.request_timeout_s)),
+        };
+        clients.spawn(client.run(i, start));
+    }
+    let mut collector = Collector {
+        records,
+        spare: Record::default(),
+        merged: Record::default(),
+        total: Record::default(),
+        index: 0,
+        start,
+        last: start,
+        tx,
+        shared: shared.clone(),
+    };
+    let every = spec.interval();
+    let mut ticker = tokio::time::interval_at((start + every).into(), every);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let deadline = spec
+        .stop
+        .duration_s
+        .map(|d| start + Duration::from_secs_f64(d));
+    let far = start + Duration::from_secs(100 * 365 * 86_400);
+    let mut stop_rx = shared.stop_tx.subscribe();
+    let mut drain_until: Option<Instant> = None;
+    let mut abandoned = 0;
+    while !clients.is_empty() {
+        tokio::select! {
+            _ = ticker.tick() => collector.emit(Instant::now()),
+            Some(res) = clients.join_next() => {
+                if let Err(e) = res {
+                    lock(&shared.errors).note(&[ErrorEvent {
+                        kind: "engine panic".into(),
+                        count: 1,
+                        example: e.to_string(),
+                    }]);
+                }
+            }
+            _ = sleep_until(deadline.unwrap_or(far).into()), if drain_until.is_none() => {
+                shared.request_stop(StopReason::Duration);
+            }
+            _ = stop_rx.wait_for(|s| *s), if drain_until.is_none() => {
+                drain_until = Some(Instant::now() + Duration::from_secs_f64(spec.drain_timeout_s));
+            }
+            _ = sleep_until(drain_until.unwrap_or(far).into()), if drain_until.is_some() => {
+                abandoned = shared.in_flight.load(Acquire);
+                clients.abort_all();
+                while clients.join_next().await.is_some() {}
+            }
+        }
+    }
+    let end = Instant::now();
+    collector.emit(end);
+    let total = &collector.total;
+    Totals {
+        elapsed_s: (end - start).as_secs_f64(),
+        stopped_by: shared.stopped_by(),
+        in_flight_abandoned: abandoned,
+        counters: total.counters,
+        service: total.service.summary(),
+        response: total.response.summary(),
+        errors: lock(&shared.errors).samples(),
+    }
+}

@@ -1,0 +1,350 @@
+//! The engine spec: the JSON document Python hands to `Engine(spec_json)`.
+//!
+//! Parsing and validation happen once, before any connection opens. Every error names the
+//! field path (`bulk.docs: ...`, `targets[0]: ...`) so the user can find what to fix.
+
+use serde::Deserialize;
+use std::fmt;
+use std::time::Duration;
+
+/// An invalid spec; the message starts with the field path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpecError(pub String);
+
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SpecError {}
+
+fn err(field: &str, problem: impl fmt::Display) -> SpecError {
+    SpecError(format!("{field}: {problem}"))
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Spec {
+    pub targets: Vec<String>,
+    pub bulk_path: String,
+    #[serde(default)]
+    pub headers: Vec<(String, String)>,
+    pub generator: GeneratorSpec,
+    pub bulk: BulkSize,
+    pub clients: u32,
+    pub schedule: ScheduleSpec,
+    pub stop: StopSpec,
+    pub interval_s: f64,
+    pub retry: RetrySpec,
+    pub threads: u32,
+    pub request_timeout_s: f64,
+    pub drain_timeout_s: f64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GeneratorSpec {
+    pub kind: GeneratorKind,
+    pub variant: Variant,
+    pub seed: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GeneratorKind {
+    Systembase,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Variant {
+    Bulk,
+    Bigbulk,
+}
+
+/// Exactly one of `docs` or `bytes` (checked in `validate`, for a clearer message than an
+/// untagged enum would give).
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BulkSize {
+    pub docs: Option<u64>,
+    pub bytes: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum ScheduleSpec {
+    Closed,
+    Fixed { rate_per_s: f64 },
+    Poisson { rate_per_s: f64 },
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StopSpec {
+    pub duration_s: Option<f64>,
+    pub docs: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum RetrySpec {
+    None,
+    Backoff {
+        max_attempts: u32,
+        initial_ms: u64,
+        max_ms: u64,
+    },
+}
+
+/// One `http://host:port` target, split once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// `host:port`, for connecting and for the Host header.
+    pub authority: String,
+}
+
+impl Spec {
+    /// Parse and validate. The error names the field path.
+    pub fn from_json(json: &str) -> Result<Spec, SpecError> {
+        let de = &mut serde_json::Deserializer::from_str(json);
+        let spec: Spec = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            if path == "." {
+                SpecError(inner.to_string())
+            } else {
+                err(&path, strip_position(&inner.to_string()))
+            }
+        })?;
+        spec.validate()?;
+        Ok(spec)
+    }
+
+    fn validate(&self) -> Result<(), SpecError> {
+        if self.targets.is_empty() {
+            return Err(err("targets", "must name at least one target"));
+        }
+        for (i, t) in self.targets.iter().enumerate() {
+            parse_target(t).map_err(|p| err(&format!("targets[{i}]"), p))?;
+        }
+        if !self.bulk_path.starts_with('/') {
+            return Err(err("bulk_path", "must start with '/'"));
+        }
+        for (i, (name, value)) in self.headers.iter().enumerate() {
+            let bad_name = name.is_empty()
+                || !name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+            if bad_name {
+                return Err(err(&format!("headers[{i}]"), "invalid header name"));
+            }
+            if value.bytes().any(|b| b == b'\r' || b == b'\n') {
+                return Err(err(&format!("headers[{i}]"), "invalid header value"));
+            }
+        }
+        match (self.bulk.docs, self.bulk.bytes) {
+            (Some(0), None) => return Err(err("bulk.docs", "must be at least 1")),
+            (None, Some(0)) => return Err(err("bulk.bytes", "must be at least 1")),
+            (Some(_), None) | (None, Some(_)) => {}
+            _ => return Err(err("bulk", "set exactly one of docs or bytes")),
+        }
+        if self.clients == 0 {
+            return Err(err("clients", "must be at least 1"));
+        }
+        match self.schedule {
+            ScheduleSpec::Closed => {}
+            ScheduleSpec::Fixed { rate_per_s } | ScheduleSpec::Poisson { rate_per_s } => {
+                positive("schedule.rate_per_s", rate_per_s)?
+            }
+        }
+        match (self.stop.duration_s, self.stop.docs) {
+            (None, None) => return Err(err("stop", "set duration_s, docs, or both")),
+            (_, Some(0)) => return Err(err("stop.docs", "must be at least 1")),
+            (Some(d), _) => positive("stop.duration_s", d)?,
+            _ => {}
+        }
+        positive("interval_s", self.interval_s)?;
+        if let RetrySpec::Backoff {
+            max_attempts,
+            initial_ms,
+            max_ms,
+        } = self.retry
+        {
+            if max_attempts == 0 {
+                return Err(err("retry.max_attempts", "must be at least 1"));
+            }
+            if max_ms < initial_ms {
+                return Err(err("retry.max_ms", "must be at least retry.initial_ms"));
+            }
+        }
+        if self.threads == 0 {
+            return Err(err("threads", "must be at least 1"));
+        }
+        positive("request_timeout_s", self.request_timeout_s)?;
+        if !(self.drain_timeout_s >= 0.0 && self.drain_timeout_s.is_finite()) {
+            return Err(err("drain_timeout_s", "must be zero or more"));
+        }
+        Ok(())
+    }
+
+    pub fn parsed_targets(&self) -> Vec<Target> {
+        self.targets
+            .iter()
+            .map(|t| parse_target(t).expect("validated"))
+            .collect()
+    }
+
+    pub fn interval(&self) -> Duration {
+        Duration::from_secs_f64(self.interval_s)
+    }
+}
+
+fn positive(field: &str, v: f64) -> Result<(), SpecError> {
+    if v > 0.0 && v.is_finite() && v < 1e9 {
+        Ok(())
+    } else {
+        Err(err(field, format!("must be a positive number, got {v}")))
+    }
+}
+
+/// serde_json appends " at line 1 column 42"; the path already says where.
+fn strip_position(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg.to_string(),
+    }
+}
+
+/// `http://host:port[/]` -> `host:port` (port defaults to 80).
+fn parse_target(url: &str) -> Result<Target, String> {
+    let rest = if let Some(rest) = url.strip_prefix("http://") {
+        rest
+    } else if url.starts_with("https://") {
+        return Err("https is not supported yet".into());
+    } else {
+        return Err(format!("expected http://host:port, got {url:?}"));
+    };
+    let rest = rest.strip_suffix('/').unwrap_or(rest);
+    if rest.is_empty() || rest.contains(['/', '?', '#', '@', ' ']) {
+        return Err(format!("expected http://host:port, got {url:?}"));
+    }
+    // `[v6]:port`, `[v6]`, `host:port` or `host`.
+    let (host, port) = match rest.rfind(':') {
+        Some(i) if !rest[i..].contains(']') => (&rest[..i], Some(&rest[i + 1..])),
+        _ => (rest, None),
+    };
+    if host.is_empty() || port.is_some_and(|p| p.parse::<u16>().is_err()) {
+        return Err(format!("bad host or port in {url:?}"));
+    }
+    let authority = format!("{host}:{}", port.unwrap_or("80"));
+    Ok(Target { authority })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+
+    fn good() -> Value {
+        json!({
+            "targets": ["http://127.0.0.1:9200"],
+            "bulk_path": "/systembase/_bulk",
+            "generator": {"kind": "systembase", "variant": "bulk", "seed": 42},
+            "bulk": {"docs": 1000},
+            "clients": 8,
+            "schedule": {"kind": "closed"},
+            "stop": {"duration_s": 60.0, "docs": null},
+            "interval_s": 1.0,
+            "retry": {"kind": "none"},
+            "threads": 1,
+            "request_timeout_s": 60.0,
+            "drain_timeout_s": 30.0
+        })
+    }
+
+    fn error_of(edit: impl FnOnce(&mut Value)) -> String {
+        let mut v = good();
+        edit(&mut v);
+        Spec::from_json(&v.to_string()).unwrap_err().0
+    }
+
+    #[test]
+    fn a_good_spec_parses() {
+        let s = Spec::from_json(&good().to_string()).unwrap();
+        assert_eq!(s.clients, 8);
+        assert!(s.headers.is_empty());
+        assert_eq!(s.parsed_targets()[0].authority, "127.0.0.1:9200");
+        let mut v = good();
+        v["schedule"] = json!({"kind": "poisson", "rate_per_s": 20.0});
+        v["retry"] =
+            json!({"kind": "backoff", "max_attempts": 8, "initial_ms": 50, "max_ms": 5000});
+        v["headers"] = json!([["Authorization", "Basic eDp5"]]);
+        v["targets"] = json!(["http://es1/", "http://[::1]:9201"]);
+        let s = Spec::from_json(&v.to_string()).unwrap();
+        assert_eq!(s.schedule, ScheduleSpec::Poisson { rate_per_s: 20.0 });
+        let t = s.parsed_targets();
+        assert_eq!(
+            (t[0].authority.as_str(), t[1].authority.as_str()),
+            ("es1:80", "[::1]:9201")
+        );
+    }
+
+    #[test]
+    fn messages_name_the_field() {
+        assert_eq!(
+            error_of(|v| v["clients"] = json!(0)),
+            "clients: must be at least 1"
+        );
+        assert_eq!(
+            error_of(|v| v["bulk"]["docs"] = json!("x")),
+            "bulk.docs: invalid type: string \"x\", expected u64"
+        );
+        assert_eq!(
+            error_of(|v| v["targets"] = json!(["https://a:9200"])),
+            "targets[0]: https is not supported yet"
+        );
+        assert!(error_of(|v| v["targets"][0] = json!(3)).starts_with("targets[0]: invalid type"));
+        assert!(error_of(|v| v["bogus"] = json!(1)).contains("unknown field `bogus`"));
+        let e = error_of(|v| v["bulk"]["extra"] = json!(1));
+        assert!(e.starts_with("bulk.extra: unknown field `extra`"), "{e}");
+        assert_eq!(
+            error_of(|v| v["bulk"] = json!({"docs": 1, "bytes": 2})),
+            "bulk: set exactly one of docs or bytes"
+        );
+        assert_eq!(
+            error_of(|v| v["bulk"] = json!({"docs": 0})),
+            "bulk.docs: must be at least 1"
+        );
+        assert_eq!(
+            error_of(|v| v["stop"] = json!({"duration_s": null, "docs": null})),
+            "stop: set duration_s, docs, or both"
+        );
+        assert!(
+            error_of(|v| v["schedule"] = json!({"kind": "fixed", "rate_per_s": 0.0}))
+                .starts_with("schedule.rate_per_s: must be a positive number")
+        );
+        assert!(error_of(|v| v["schedule"] = json!({"kind": "warp"}))
+            .contains("unknown variant `warp`"));
+        assert!(error_of(|v| v["generator"]["variant"] = json!("huge"))
+            .starts_with("generator.variant: unknown variant `huge`"));
+        assert_eq!(
+            error_of(|v| v["retry"] =
+                json!({"kind": "backoff", "max_attempts": 0, "initial_ms": 1, "max_ms": 2})),
+            "retry.max_attempts: must be at least 1"
+        );
+        assert_eq!(
+            error_of(|v| v["threads"] = json!(0)),
+            "threads: must be at least 1"
+        );
+        assert!(error_of(|v| {
+            v.as_object_mut().unwrap().remove("clients");
+        })
+        .contains("missing field `clients`"));
+        assert_eq!(
+            error_of(|v| v["headers"] = json!([["Bad Name", "x"]])),
+            "headers[0]: invalid header name"
+        );
+    }
+}

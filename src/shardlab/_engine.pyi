@@ -1,0 +1,165 @@
+"""The native load engine (Rust, crates/native). Python describes, Rust runs.
+
+`EngineSpec` is a JSON document (see `shardlab.driver.engine_spec`); it is validated once
+when `Engine` is built, so a bad spec fails before any connection opens, with a message
+that names the field. A run is coarse-grained: `start`, then `next_interval` once per
+interval (the GIL is released while it waits), `stop` on Ctrl-C, `finish` for the totals.
+"""
+
+from typing import final
+
+BUILD_PROFILE: str
+"""'release' or 'debug': recorded with every run; bench/ refuses to time 'debug'."""
+
+class SpecError(ValueError):
+    """The engine spec is invalid; the message names the field."""
+
+@final
+class LatencySummary:
+    """Percentiles of one HdrHistogram, in milliseconds (microsecond resolution)."""
+
+    @property
+    def count(self) -> int: ...
+    @property
+    def mean_ms(self) -> float: ...
+    @property
+    def p50_ms(self) -> float: ...
+    @property
+    def p90_ms(self) -> float: ...
+    @property
+    def p99_ms(self) -> float: ...
+    @property
+    def p999_ms(self) -> float: ...
+    @property
+    def max_ms(self) -> float: ...
+    @property
+    def min_ms(self) -> float: ...
+    def encoded(self) -> bytes:
+        """The histogram in HdrHistogram's compressed V2 format (for storage)."""
+
+@final
+class Counters:
+    """What happened in one interval, or in the whole run. All counts are exact."""
+
+    @property
+    def requests(self) -> int:
+        """Bulk requests answered or failed (a 'sample' in the seeds' JMeter tables)."""
+    @property
+    def requests_ok(self) -> int:
+        """Requests answered 2xx with every item indexed."""
+    @property
+    def requests_item_errors(self) -> int:
+        """Requests answered 2xx with `errors: true` (some items failed)."""
+    @property
+    def requests_http_429(self) -> int:
+        """Requests answered 429 as a whole."""
+    @property
+    def requests_http_other(self) -> int:
+        """Requests answered with any other non-2xx status."""
+    @property
+    def requests_transport(self) -> int:
+        """Requests that got no HTTP answer (refused, reset, timed out)."""
+    @property
+    def docs_sent(self) -> int:
+        """Documents sent, counting each retry again."""
+    @property
+    def docs_acked(self) -> int:
+        """Documents the cluster confirmed as indexed (item status 2xx)."""
+    @property
+    def docs_rejected(self) -> int:
+        """Documents finally rejected with 429 / es_rejected_execution_exception."""
+    @property
+    def docs_failed(self) -> int:
+        """Documents finally failed for any other reason."""
+    @property
+    def retries(self) -> int:
+        """Retry requests sent (only with retry backoff)."""
+    @property
+    def bytes_sent(self) -> int: ...
+    @property
+    def bytes_received(self) -> int: ...
+
+@final
+class Interval:
+    """One interval's record, swapped out of every worker and merged once."""
+
+    @property
+    def index(self) -> int:
+        """0, 1, 2, ... in order."""
+    @property
+    def start_s(self) -> float:
+        """Seconds since the run started."""
+    @property
+    def duration_s(self) -> float: ...
+    @property
+    def counters(self) -> Counters: ...
+    @property
+    def service(self) -> LatencySummary:
+        """Sent -> answered."""
+    @property
+    def response(self) -> LatencySummary:
+        """Due (by the schedule) -> answered; equals service plus queueing in the client."""
+
+@final
+class ErrorSample:
+    """One kind of error and how often it was seen (bounded: the first 20 kinds)."""
+
+    @property
+    def kind(self) -> str:
+        """e.g. 'item 429 es_rejected_execution_exception', 'http 503', 'transport'."""
+    @property
+    def count(self) -> int: ...
+    @property
+    def example(self) -> str:
+        """The first message seen of this kind, cut to 300 characters."""
+
+@final
+class Totals:
+    @property
+    def elapsed_s(self) -> float: ...
+    @property
+    def stopped_by(self) -> str:
+        """'duration', 'docs', or 'stop' (asked to stop early)."""
+    @property
+    def in_flight_abandoned(self) -> int:
+        """Requests still unanswered when the drain timeout ran out."""
+    @property
+    def counters(self) -> Counters: ...
+    @property
+    def service(self) -> LatencySummary: ...
+    @property
+    def response(self) -> LatencySummary: ...
+    @property
+    def errors(self) -> list[ErrorSample]: ...
+
+@final
+class Engine:
+    def __new__(cls, spec_json: str) -> Engine:
+        """Compile and validate the spec. Raises SpecError naming the bad field."""
+    def start(self) -> None:
+        """Open connections and start the workers in background threads; returns at once."""
+    def next_interval(self, timeout_s: float) -> Interval | None:
+        """The next finished interval, or None after timeout_s (or when the run is over
+        and every interval has been handed out). Releases the GIL while waiting."""
+    @property
+    def finished(self) -> bool:
+        """True once the run ended and every interval has been handed out."""
+    def stop(self) -> None:
+        """Stop sending new requests; in-flight ones are drained. Safe to call twice."""
+    def finish(self) -> Totals:
+        """Wait for the run to end (releasing the GIL) and return its totals."""
+
+@final
+class NullSink:
+    """A minimal HTTP/1.1 server on 127.0.0.1 answering every bulk request at once with a
+    success response whose item count matches the request (for tests and bench/)."""
+
+    def __new__(cls, port: int = 0, threads: int = 1) -> NullSink: ...
+    @property
+    def port(self) -> int: ...
+    @property
+    def requests(self) -> int: ...
+    @property
+    def docs(self) -> int:
+        """Documents seen (NDJSON action lines)."""
+    def close(self) -> None: ...

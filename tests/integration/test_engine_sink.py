@@ -1,0 +1,199 @@
+"""The native engine against the in-process NullSink (a real HTTP/1.1 server)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from shardlab import _engine
+
+COUNTER_FIELDS = [
+    "requests",
+    "requests_ok",
+    "requests_item_errors",
+    "requests_http_429",
+    "requests_http_other",
+    "requests_transport",
+    "docs_sent",
+    "docs_acked",
+    "docs_rejected",
+    "docs_failed",
+    "retries",
+    "bytes_sent",
+    "bytes_received",
+]
+
+
+def make_spec(target: str, **overrides: Any) -> str:
+    spec: dict[str, Any] = {
+        "targets": [target],
+        "bulk_path": "/systembase/_bulk",
+        "generator": {"kind": "systembase", "variant": "bulk", "seed": 42},
+        "bulk": {"docs": 1000},
+        "clients": 4,
+        "schedule": {"kind": "closed"},
+        "stop": {"duration_s": None, "docs": 10_000},
+        "interval_s": 1.0,
+        "retry": {"kind": "none"},
+        "threads": 1,
+        "request_timeout_s": 10.0,
+        "drain_timeout_s": 5.0,
+    }
+    spec.update(overrides)
+    return json.dumps(spec)
+
+
+@pytest.fixture
+def sink() -> Iterator[_engine.NullSink]:
+    s = _engine.NullSink()
+    yield s
+    s.close()
+
+
+def run_all(engine: _engine.Engine) -> tuple[list[_engine.Interval], _engine.Totals]:
+    engine.start()
+    intervals = []
+    deadline = time.monotonic() + 60
+    while not engine.finished:
+        assert time.monotonic() < deadline, "the engine did not finish"
+        iv = engine.next_interval(0.1)
+        if iv is not None:
+            intervals.append(iv)
+    return intervals, engine.finish()
+
+
+def test_docs_stop_sends_exactly_the_docs(sink: _engine.NullSink) -> None:
+    engine = _engine.Engine(make_spec(f"http://127.0.0.1:{sink.port}"))
+    intervals, totals = run_all(engine)
+    c = totals.counters
+    assert totals.stopped_by == "docs"
+    assert c.docs_acked == 10_000 == sink.docs
+    assert c.requests == 10 == sink.requests == c.requests_ok
+    assert c.docs_sent == 10_000
+    assert c.docs_rejected == c.docs_failed == c.retries == 0
+    assert c.bytes_sent > 10_000 * 300
+    assert c.bytes_received > 0
+    assert totals.service.count == 10 == totals.response.count
+    assert 0 < totals.service.p50_ms <= totals.service.max_ms
+    assert totals.response.p50_ms >= totals.service.p50_ms
+    assert totals.in_flight_abandoned == 0
+    assert totals.errors == []
+    assert isinstance(totals.service.encoded(), bytes)
+    assert [iv.index for iv in intervals] == list(range(len(intervals)))
+    for field in COUNTER_FIELDS:
+        assert sum(getattr(iv.counters, field) for iv in intervals) == getattr(c, field), field
+    assert sum(iv.service.count for iv in intervals) == totals.service.count
+    assert engine.next_interval(0.01) is None
+    # finish() is repeatable
+    assert engine.finish().counters.docs_acked == 10_000
+
+
+def test_last_bulk_is_partial_and_bytes_bulks_work(sink: _engine.NullSink) -> None:
+    spec = make_spec(
+        f"http://127.0.0.1:{sink.port}",
+        bulk={"bytes": 50_000},
+        clients=3,
+        stop={"duration_s": None, "docs": 1234},
+    )
+    _, totals = run_all(_engine.Engine(spec))
+    assert totals.counters.docs_acked == 1234 == sink.docs
+    # ~130 docs per 50 kB bulk: 10 bulks, the last one partial
+    assert 8 <= totals.counters.requests <= 12
+
+
+def test_duration_stop_with_fixed_rate(sink: _engine.NullSink) -> None:
+    spec = make_spec(
+        f"http://127.0.0.1:{sink.port}",
+        bulk={"docs": 100},
+        schedule={"kind": "fixed", "rate_per_s": 40.0},
+        stop={"duration_s": 1.5, "docs": None},
+        interval_s=0.5,
+    )
+    intervals, totals = run_all(_engine.Engine(spec))
+    assert totals.stopped_by == "duration"
+    assert 1.5 <= totals.elapsed_s < 2.5
+    # due at 0, 25 ms, ... 1475 ms: 60 requests
+    assert 56 <= totals.counters.requests <= 61
+    assert len(intervals) >= 3
+    assert sum(iv.counters.requests for iv in intervals) == totals.counters.requests
+
+
+def test_stop_early(sink: _engine.NullSink) -> None:
+    spec = make_spec(
+        f"http://127.0.0.1:{sink.port}",
+        schedule={"kind": "poisson", "rate_per_s": 100.0},
+        stop={"duration_s": 60.0, "docs": None},
+        interval_s=0.2,
+    )
+    engine = _engine.Engine(spec)
+    engine.start()
+    assert engine.next_interval(5.0) is not None
+    engine.stop()
+    engine.stop()  # safe twice
+    totals = engine.finish()
+    assert totals.stopped_by == "stop"
+    assert totals.elapsed_s < 5
+    assert totals.counters.requests > 0
+    assert totals.counters.docs_acked == sink.docs
+
+
+def test_transport_errors_are_counted() -> None:
+    spec = make_spec("http://127.0.0.1:1", stop={"duration_s": None, "docs": 5000}, clients=2)
+    _, totals = run_all(_engine.Engine(spec))
+    c = totals.counters
+    assert c.requests == 5 == c.requests_transport
+    assert c.docs_failed == 5000
+    assert c.docs_acked == 0
+    assert [e.kind for e in totals.errors] == ["transport"]
+    assert totals.errors[0].count == 5
+    assert "127.0.0.1:1" in totals.errors[0].example
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ({"clients": 0}, "clients: must be at least 1"),
+        ({"bulk": {"docs": "x"}}, 'bulk.docs: invalid type: string "x", expected u64'),
+        ({"targets": ["https://127.0.0.1:9200"]}, "targets[0]: https is not supported yet"),
+        ({"stop": {"duration_s": None, "docs": None}}, "stop: set duration_s, docs, or both"),
+        ({"surprise": 1}, "unknown field `surprise`"),
+    ],
+)
+def test_bad_spec_names_the_field(override: dict[str, Any], message: str) -> None:
+    with pytest.raises(_engine.SpecError) as info:
+        _engine.Engine(make_spec("http://127.0.0.1:9200", **override))
+    assert message in str(info.value)
+    assert isinstance(info.value, ValueError)
+
+
+def test_finish_before_start_is_an_error() -> None:
+    engine = _engine.Engine(make_spec("http://127.0.0.1:9200"))
+    with pytest.raises(RuntimeError):
+        engine.finish()
+    assert _engine.BUILD_PROFILE in ("release", "debug")
+
+
+def test_drain_timeout_abandons_unanswered_requests() -> None:
+    # A listening socket that never accepts: connections complete in the backlog, requests
+    # are never answered.
+    import socket
+
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        spec = make_spec(
+            f"http://127.0.0.1:{silent.getsockname()[1]}",
+            clients=2,
+            stop={"duration_s": 0.3, "docs": None},
+            drain_timeout_s=0.3,
+            request_timeout_s=30.0,
+        )
+        _, totals = run_all(_engine.Engine(spec))
+    assert totals.stopped_by == "duration"
+    assert totals.in_flight_abandoned == 2
+    assert totals.counters.requests == 0
+    assert 0.6 <= totals.elapsed_s < 3
