@@ -14,12 +14,12 @@ from typing import Literal
 from shardlab.errors import UsageError
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
-_DURATION_UNIT_S = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
+_DURATION_UNIT_S = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "": 1.0}
 # OpenSearch time values accepted by index.refresh_interval (plus -1 to disable refresh).
 _REFRESH = re.compile(r"^(-1|\d+(nanos|micros|ms|s|m|h|d))$")
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(b|kb|k|mb|m|gb|g)?\s*$", re.IGNORECASE)
-_SIZE_UNIT_BYTES = {"b": 1, "k": 1024, "kb": 1024, "m": 1024**2, "mb": 1024**2}
-_SIZE_UNIT_BYTES |= {"g": 1024**3, "gb": 1024**3, None: 1}
+_SIZE_UNIT_BYTES = {"": 1, "b": 1, "k": 1024, "kb": 1024, "m": 1024**2, "mb": 1024**2}
+_SIZE_UNIT_BYTES |= {"g": 1024**3, "gb": 1024**3}
 _COUNT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmKM])?\s*$")
 
 MAX_SHARDS = 1024  # OpenSearch's own per-index limit
@@ -30,7 +30,7 @@ def parse_duration_s(option: str, text: str) -> float:
     match = _DURATION.match(text)
     if not match:
         raise UsageError(option, text, "is not a duration", "use e.g. 60s, 5m or 1h")
-    seconds = float(match.group(1)) * _DURATION_UNIT_S[match.group(2)]
+    seconds = float(match.group(1)) * _DURATION_UNIT_S[match.group(2) or ""]
     if seconds <= 0:
         raise UsageError(option, text, "must be longer than zero")
     return seconds
@@ -41,7 +41,7 @@ def parse_size_bytes(option: str, text: str) -> int:
     match = _SIZE.match(text)
     if not match:
         raise UsageError(option, text, "is not a size", "use e.g. 5mb, 512kb or a byte count")
-    unit = match.group(2).lower() if match.group(2) else None
+    unit = (match.group(2) or "").lower()
     size = int(float(match.group(1)) * _SIZE_UNIT_BYTES[unit])
     if size < 1:
         raise UsageError(option, text, "must be at least 1 byte")

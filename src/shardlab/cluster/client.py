@@ -1,0 +1,133 @@
+"""A small JSON-over-HTTP client for the cluster's admin API (not the load path).
+
+Index creation, counts, health and version checks are a handful of calls per run, so the
+standard library is enough; the load itself goes through the native engine.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import ssl
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from typing import Any
+
+from shardlab.errors import UsageError
+
+
+class ClusterHTTPError(Exception):
+    """The cluster answered with a non-2xx status."""
+
+    def __init__(self, method: str, url: str, status: int, body: Any) -> None:
+        self.method = method
+        self.url = url
+        self.status = status
+        self.body = body
+        super().__init__(f"{method} {url} -> HTTP {status}: {_reason(body)}")
+
+    def reason(self) -> str:
+        return _reason(self.body)
+
+
+def _reason(body: Any) -> str:
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        error = body["error"]
+        return f"{error.get('type', '?')}: {error.get('reason', '')}"
+    return str(body)[:300]
+
+
+@dataclass(frozen=True)
+class Auth:
+    user: str
+    password: str
+
+    def header(self) -> str:
+        token = base64.b64encode(f"{self.user}:{self.password}".encode()).decode()
+        return f"Basic {token}"
+
+
+class ClusterClient:
+    """Talks to the first of `urls` (every node of a cluster answers admin calls)."""
+
+    def __init__(
+        self,
+        urls: list[str],
+        auth: Auth | None = None,
+        timeout_s: float = 30.0,
+        verify_tls: bool = True,
+    ) -> None:
+        if not urls:
+            raise UsageError("--target", "", "needs at least one URL")
+        self.urls = [url.rstrip("/") for url in urls]
+        self.auth = auth
+        self.timeout_s = timeout_s
+        self._ssl = None if verify_tls else ssl._create_unverified_context()
+
+    @property
+    def url(self) -> str:
+        return self.urls[0]
+
+    def request(
+        self, method: str, path: str, body: Any = None, timeout_s: float | None = None
+    ) -> Any:
+        """Send one request; return the decoded JSON body (None for HEAD).
+
+        Raises ClusterHTTPError on a non-2xx answer and UsageError when nothing answers.
+        """
+        url = self.url + path
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(url, data=data, method=method)
+        request.add_header("Accept", "application/json")
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        if self.auth is not None:
+            request.add_header("Authorization", self.auth.header())
+        try:
+            with urllib.request.urlopen(
+                request, timeout=timeout_s or self.timeout_s, context=self._ssl
+            ) as response:
+                raw = response.read()
+        except urllib.error.HTTPError as error:
+            raw = error.read()
+            raise ClusterHTTPError(method, url, error.code, _decode(raw)) from None
+        except (urllib.error.URLError, OSError) as error:
+            reason = getattr(error, "reason", error)
+            raise UsageError(
+                "--target",
+                self.url,
+                f"no answer from the cluster ({reason})",
+                "check the URL, or leave out --target to use a local cluster",
+            ) from None
+        return None if method == "HEAD" else _decode(raw)
+
+    def get(self, path: str, timeout_s: float | None = None) -> Any:
+        return self.request("GET", path, timeout_s=timeout_s)
+
+    def put(self, path: str, body: Any = None) -> Any:
+        return self.request("PUT", path, body)
+
+    def post(self, path: str, body: Any = None) -> Any:
+        return self.request("POST", path, body)
+
+    def delete(self, path: str) -> Any:
+        return self.request("DELETE", path)
+
+    def exists(self, path: str) -> bool:
+        try:
+            self.request("HEAD", path)
+        except ClusterHTTPError as error:
+            if error.status == 404:
+                return False
+            raise
+        return True
+
+
+def _decode(raw: bytes) -> Any:
+    if not raw:
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw.decode(errors="replace")
