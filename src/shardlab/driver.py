@@ -1,0 +1,140 @@
+"""The Python face of the native engine: a plan goes in, interval records and totals come out.
+
+Python never touches a document or a request. It compiles the plan into the engine's spec
+once, then asks for one interval record at a time (the engine releases the GIL while it
+waits), so the progress display and the store keep up while Rust does the work. The first
+Ctrl-C stops the load and drains what is in flight; the result is kept and marked.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import FrameType
+from typing import Any
+
+from shardlab import _engine
+from shardlab.cluster.client import Auth
+from shardlab.errors import UsageError
+from shardlab.plan import LoadPlan, Target
+from shardlab.results import Counts, ErrorKind, IntervalRecord, Latency, RunTotals
+from shardlab.workloads.base import Workload
+
+BUILD_PROFILE = _engine.BUILD_PROFILE
+DRAIN_TIMEOUT_S = 30.0
+
+
+def engine_spec(plan: LoadPlan, target: Target, workload: Workload) -> dict[str, Any]:
+    """The plan as the engine's spec (pure): see src/shardlab/_engine.pyi."""
+    headers = []
+    if target.user is not None:
+        headers.append(["Authorization", Auth(target.user, target.password or "").header()])
+    if plan.rate_per_s is None:
+        schedule: dict[str, Any] = {"kind": "closed"}
+    else:
+        schedule = {"kind": "fixed", "rate_per_s": plan.rate_per_s}
+    if plan.retry.kind == "none":
+        retry: dict[str, Any] = {"kind": "none"}
+    else:
+        retry = {
+            "kind": "backoff",
+            "max_attempts": plan.retry.max_attempts,
+            "initial_ms": plan.retry.initial_ms,
+            "max_ms": plan.retry.max_ms,
+        }
+    bulk = {"docs": plan.bulk.docs} if plan.bulk.docs is not None else {"bytes": plan.bulk.bytes}
+    return {
+        "targets": list(target.urls),
+        "bulk_path": f"/{plan.index}/_bulk",
+        "headers": headers,
+        "generator": workload.generator_spec(plan.variant, plan.seed),
+        "bulk": bulk,
+        "clients": plan.clients,
+        "schedule": schedule,
+        "stop": {"duration_s": plan.stop.duration_s, "docs": plan.stop.docs},
+        "interval_s": plan.interval_s,
+        "retry": retry,
+        "threads": plan.engine_threads,
+        "request_timeout_s": plan.request_timeout_s,
+        "drain_timeout_s": DRAIN_TIMEOUT_S,
+    }
+
+
+def _latency(summary: _engine.LatencySummary) -> Latency:
+    return Latency.of(summary)
+
+
+def interval_record(interval: _engine.Interval) -> IntervalRecord:
+    return IntervalRecord(
+        index=interval.index,
+        start_s=interval.start_s,
+        duration_s=interval.duration_s,
+        counts=Counts.of(interval.counters),
+        service=_latency(interval.service),
+        response=_latency(interval.response),
+        service_histogram=interval.service.encoded(),
+    )
+
+
+def totals_record(totals: _engine.Totals) -> RunTotals:
+    return RunTotals(
+        elapsed_s=totals.elapsed_s,
+        stopped_by=totals.stopped_by,
+        in_flight_abandoned=totals.in_flight_abandoned,
+        counts=Counts.of(totals.counters),
+        service=_latency(totals.service),
+        response=_latency(totals.response),
+        errors=tuple(ErrorKind(e.kind, e.count, e.example) for e in totals.errors),
+        service_histogram=totals.service.encoded(),
+        response_histogram=totals.response.encoded(),
+    )
+
+
+@dataclass(frozen=True)
+class DriveResult:
+    totals: RunTotals
+    interrupted: bool  # stopped early by Ctrl-C
+
+
+def compile_engine(spec: dict[str, Any]) -> _engine.Engine:
+    try:
+        return _engine.Engine(json.dumps(spec))
+    except _engine.SpecError as error:
+        raise UsageError("load plan", None, str(error)) from None
+
+
+def drive(
+    plan: LoadPlan,
+    target: Target,
+    workload: Workload,
+    on_interval: Callable[[IntervalRecord], None],
+) -> DriveResult:
+    """Run the load; call `on_interval` once per interval, on this thread."""
+    engine = compile_engine(engine_spec(plan, target, workload))
+    stop_requested = threading.Event()
+
+    def on_sigint(signum: int, frame: FrameType | None) -> None:
+        if stop_requested.is_set():
+            raise KeyboardInterrupt  # a second Ctrl-C: stop waiting for the drain
+        stop_requested.set()
+        engine.stop()
+
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, on_sigint) if in_main_thread else None
+    try:
+        engine.start()
+        while not engine.finished:
+            interval = engine.next_interval(0.2)
+            if interval is not None:
+                on_interval(interval_record(interval))
+        totals = totals_record(engine.finish())
+    except BaseException:
+        engine.stop()  # never leave native workers sending after Python gave up
+        raise
+    finally:
+        if in_main_thread:
+            signal.signal(signal.SIGINT, previous)
+    return DriveResult(totals=totals, interrupted=stop_requested.is_set())

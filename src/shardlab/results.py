@@ -1,0 +1,123 @@
+"""What a run measured, as plain records: the engine's output converted once, in `driver`,
+and read back from the store in the same shape, so analysis and reports work alike on a
+live run and on one stored a week ago."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+
+def _field(source: Any, name: str) -> Any:
+    """A field of an engine object or a mapping (store row) by name."""
+    return source[name] if isinstance(source, dict) else getattr(source, name)
+
+
+@dataclass(frozen=True)
+class Counts:
+    requests: int = 0
+    requests_ok: int = 0
+    requests_item_errors: int = 0
+    requests_http_429: int = 0
+    requests_http_other: int = 0
+    requests_transport: int = 0
+    docs_sent: int = 0
+    docs_acked: int = 0
+    docs_rejected: int = 0
+    docs_failed: int = 0
+    retries: int = 0
+    bytes_sent: int = 0
+    bytes_received: int = 0
+
+    @property
+    def requests_with_errors(self) -> int:
+        """Bulk requests that did not fully succeed: the seeds' "# errors" (JMeter counted a
+        sample as failed when the bulk response had any failure)."""
+        return self.requests - self.requests_ok
+
+    @classmethod
+    def of(cls, source: Any) -> Counts:
+        """From any object or mapping with these field names (engine objects, store rows)."""
+        return cls(**{f.name: int(_field(source, f.name)) for f in fields(cls)})
+
+    def __add__(self, other: Counts) -> Counts:
+        return Counts(
+            **{f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self)}
+        )
+
+
+@dataclass(frozen=True)
+class Latency:
+    """Percentiles of one latency histogram, in milliseconds."""
+
+    count: int = 0
+    mean_ms: float = 0.0
+    p50_ms: float = 0.0
+    p90_ms: float = 0.0
+    p99_ms: float = 0.0
+    p999_ms: float = 0.0
+    max_ms: float = 0.0
+    min_ms: float = 0.0
+
+    @classmethod
+    def of(cls, source: Any) -> Latency:
+        return cls(
+            int(_field(source, "count")),
+            *(float(_field(source, f.name)) for f in fields(cls) if f.name != "count"),
+        )
+
+
+@dataclass(frozen=True)
+class IntervalRecord:
+    index: int
+    start_s: float
+    duration_s: float
+    counts: Counts
+    service: Latency
+    response: Latency
+    service_histogram: bytes = b""  # HdrHistogram V2 compressed, for later merges
+
+
+@dataclass(frozen=True)
+class ErrorKind:
+    kind: str
+    count: int
+    example: str
+
+
+@dataclass(frozen=True)
+class RunTotals:
+    elapsed_s: float
+    stopped_by: str  # duration | docs | stop
+    in_flight_abandoned: int
+    counts: Counts
+    service: Latency
+    response: Latency
+    errors: tuple[ErrorKind, ...] = ()
+    service_histogram: bytes = b""
+    response_histogram: bytes = b""
+
+
+@dataclass(frozen=True)
+class IndexCheck:
+    """The index's document count after a refresh, against what the driver counted."""
+
+    index: str
+    doc_count: int
+    docs_acked: int
+    unassigned_shards: int = 0  # e.g. replicas on a one-node cluster: the index stayed yellow
+
+    @property
+    def matches(self) -> bool:
+        return self.doc_count == self.docs_acked
+
+
+@dataclass
+class RunOutcome:
+    """Everything one `shardlab run` produced, as stored."""
+
+    run_id: int
+    status: str  # completed | interrupted | failed
+    totals: RunTotals | None
+    index_check: IndexCheck | None = None
+    warnings: list[str] = field(default_factory=list)
