@@ -11,9 +11,13 @@ import argparse
 import json
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 from shardlab import _engine
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from sink_plan import sink_engine
 
 
 def rss_kib() -> int:
@@ -25,21 +29,7 @@ def rss_kib() -> int:
 
 
 def child(port: int, duration_s: float, clients: int, variant: str) -> None:
-    spec = {
-        "targets": [f"http://127.0.0.1:{port}"],
-        "bulk_path": "/systembase/_bulk",
-        "generator": {"kind": "systembase", "variant": variant, "seed": 7},
-        "bulk": {"docs": 1000},
-        "clients": clients,
-        "schedule": {"kind": "closed"},
-        "stop": {"duration_s": duration_s, "docs": None},
-        "interval_s": 1.0,
-        "retry": {"kind": "none"},
-        "threads": 1,
-        "request_timeout_s": 60.0,
-        "drain_timeout_s": 30.0,
-    }
-    engine = _engine.Engine(json.dumps(spec))
+    engine = sink_engine(port, variant, clients, duration_s=duration_s, seed=7)
     engine.start()
     samples: list[tuple[float, int, int]] = []
     docs = 0

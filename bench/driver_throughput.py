@@ -21,6 +21,9 @@ from typing import Any
 
 from shardlab import _engine
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from sink_plan import sink_engine
+
 HERE = Path(__file__).resolve().parent
 RATIO_BAR = 10.0
 ONE_CORE_BAR = 500_000.0
@@ -31,21 +34,7 @@ def native_child(
 ) -> dict[str, Any]:
     if pin is not None:
         os.sched_setaffinity(0, {pin})
-    spec = {
-        "targets": [f"http://127.0.0.1:{port}"],
-        "bulk_path": "/systembase/_bulk",
-        "generator": {"kind": "systembase", "variant": variant, "seed": 42},
-        "bulk": {"docs": 1000},
-        "clients": clients,
-        "schedule": {"kind": "closed"},
-        "stop": {"duration_s": None, "docs": docs},
-        "interval_s": 1.0,
-        "retry": {"kind": "none"},
-        "threads": 1,
-        "request_timeout_s": 60.0,
-        "drain_timeout_s": 30.0,
-    }
-    engine = _engine.Engine(json.dumps(spec))
+    engine = sink_engine(port, variant, clients, docs=docs)
     r0, t0 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
     engine.start()
     totals = engine.finish()

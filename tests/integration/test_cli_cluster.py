@@ -47,3 +47,9 @@ def test_up_status_logs_run_down(shardlab_test_home, tmp_path):
     assert "stopped the local cluster 'cli'" in stopped.stdout
     after = shardlab("cluster", "status", *lab, env=env)
     assert after.stdout.startswith("down:")
+
+    # the lab keeps its data, including that yellow index: a restart must not wait for green
+    restarted = shardlab("cluster", "up", "--heap", "512m", *lab, env=env)
+    assert restarted.returncode == 0, restarted.stderr + restarted.stdout
+    assert restarted.stdout.count("running:") == 1
+    assert shardlab("cluster", "down", "--wipe", *lab, env=env).returncode == 0

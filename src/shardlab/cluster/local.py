@@ -1,9 +1,10 @@
 """Local clusters: a lab is labs_dir()/<lab> with lab.json (the state) and one folder per node.
 
 `up` finds Java, fetches and unpacks the distribution, writes each node's config, starts the
-nodes detached (they outlive shardlab) and waits for green; `down` stops them. lab.json is
-only a record: a node counts as running when its pid is alive (and is that node) and its
-HTTP port answers, so a crashed or rebooted lab reads as down, never as stale "running".
+nodes detached (they outlive shardlab) and waits until the cluster is ready (health.py:
+green, or yellow only for replicas no node can take); `down` stops them. lab.json is only a
+record: a node counts as running when its pid is alive (and is that node) and its HTTP port
+answers, so a crashed or rebooted lab reads as down, never as stale "running".
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 from shardlab.cluster import distribution, node_process, service_user
 from shardlab.cluster.client import ClusterClient, ClusterHTTPError
 from shardlab.cluster.distribution import Flavor
+from shardlab.cluster.health import check_readiness
 from shardlab.cluster.java import JavaRuntime, find_java
 from shardlab.cluster.node_config import (
     HTTP_PORT_BASE,
@@ -259,7 +261,7 @@ class LocalCluster:
         )
         try:
             state = self._start(state, flavor, java, run_as, status)
-            return self._wait_green(state, timeout_s, status)
+            return self._wait_ready(state, timeout_s, status)
         except BaseException:
             self.down()
             raise
@@ -344,7 +346,7 @@ class LocalCluster:
         self._record(state)  # before waiting, so `down` can always find the pids
         return state
 
-    def _wait_green(
+    def _wait_ready(
         self, state: ClusterState, timeout_s: float, status: StatusCallback
     ) -> ClusterState:
         started_s = time.monotonic()
@@ -356,16 +358,17 @@ class LocalCluster:
                     raise node_process.startup_failure(
                         node.name, node.layout.console_log, "exited during startup"
                     )
-            line = _health_line(client, len(state.nodes))
-            if line == "green":
-                status(f"cluster green after {elapsed_s:.0f} s")
+            ready = check_readiness(client, len(state.nodes))
+            line = ready.line
+            if ready.ready:
+                status(f"cluster {line} after {elapsed_s:.0f} s")
                 return replace(state, nodes=tuple(replace(n, running=True) for n in state.nodes))
             if elapsed_s > timeout_s:
                 first = state.nodes[0]
                 raise node_process.startup_failure(
                     first.name,
                     first.layout.console_log,
-                    f"not green after {timeout_s:.0f} s ({line})",
+                    f"not ready after {timeout_s:.0f} s ({line})",
                 )
             status(f"{line} ({elapsed_s:.0f} s)")
             time.sleep(POLL_S)
@@ -403,18 +406,3 @@ def _answers(url: str) -> bool:
     except (UsageError, ClusterHTTPError):
         return False
     return True
-
-
-def _health_line(client: ClusterClient, nodes: int) -> str:
-    """'green' when done, else what we are waiting for."""
-    try:
-        health = client.get("/_cluster/health", timeout_s=5)
-    except UsageError:
-        return f"waiting for HTTP on {client.url}"
-    except ClusterHTTPError as error:
-        return f"waiting for the cluster ({error.reason()})"
-    joined = health.get("number_of_nodes", 0)
-    color = health.get("status", "?")
-    if color == "green" and joined >= nodes:
-        return "green"
-    return f"cluster {color}, {joined}/{nodes} node(s) joined"
