@@ -1,7 +1,8 @@
 """One benchmark run, from a validated plan to a stored result.
 
-prepare the index -> record the environment -> open the run in the store -> drive the load
-(each interval stored as it arrives) -> count the index -> store totals and summary.
+compile the engine -> record the environment -> prepare the index -> open the run in the
+store -> drive the load (each interval stored as it arrives) -> count the index -> store the
+totals and summary.
 The run's row exists before the first request, so whatever happens later (Ctrl-C, a crash,
 a cluster that dies) leaves what was measured in the store, marked with how it ended.
 """
@@ -15,7 +16,7 @@ from typing import Any
 from shardlab import __version__
 from shardlab.analysis.summary import summarize, warnings_for
 from shardlab.cluster.client import ClusterClient, ClusterHTTPError
-from shardlab.driver import BUILD_PROFILE, drive
+from shardlab.driver import BUILD_PROFILE, compile_engine, drive, engine_spec
 from shardlab.environment import cluster_environment, host_environment
 from shardlab.errors import UsageError
 from shardlab.plan import LoadPlan, Target
@@ -40,6 +41,8 @@ def run_benchmark(
     on_interval: Callable[[IntervalRecord], None],
     force: bool = False,
 ) -> RunOutcome:
+    # compiled first: a plan the engine refuses must not cost the user their index
+    engine = compile_engine(engine_spec(plan, target, workload))
     environment = host_environment(BUILD_PROFILE) | {"cluster": cluster_environment(client)}
     recreate_index(client, plan.index, workload.index_body(plan.index_settings, __version__), force)
     run_id = store.begin_run(
@@ -51,7 +54,7 @@ def run_benchmark(
         on_interval(interval)
 
     try:
-        result = drive(plan, target, workload, record)
+        result = drive(engine, record)
     except KeyboardInterrupt:
         store.end_run(run_id, "interrupted", problem="stopped by Ctrl-C before the drain ended")
         raise

@@ -100,20 +100,15 @@ class DriveResult:
 
 
 def compile_engine(spec: dict[str, Any]) -> _engine.Engine:
+    """Validate and compile the spec: no connection is opened yet."""
     try:
         return _engine.Engine(json.dumps(spec))
     except _engine.SpecError as error:
         raise UsageError("load plan", None, str(error)) from None
 
 
-def drive(
-    plan: LoadPlan,
-    target: Target,
-    workload: Workload,
-    on_interval: Callable[[IntervalRecord], None],
-) -> DriveResult:
-    """Run the load; call `on_interval` once per interval, on this thread."""
-    engine = compile_engine(engine_spec(plan, target, workload))
+def drive(engine: _engine.Engine, on_interval: Callable[[IntervalRecord], None]) -> DriveResult:
+    """Run the compiled load; call `on_interval` once per interval, on this thread."""
     stop_requested = threading.Event()
 
     def on_sigint(signum: int, frame: FrameType | None) -> None:

@@ -197,3 +197,18 @@ def test_drain_timeout_abandons_unanswered_requests() -> None:
     assert totals.in_flight_abandoned == 2
     assert totals.counters.requests == 0
     assert 0.6 <= totals.elapsed_s < 3
+
+
+def test_clients_are_spread_over_every_target() -> None:
+    # client i talks to targets[i % len(targets)]: 3 clients over 2 nodes -> 2 and 1 connections
+    first, second = _engine.NullSink(), _engine.NullSink()
+    try:
+        targets = [f"http://127.0.0.1:{first.port}", f"http://127.0.0.1:{second.port}"]
+        spec = json.loads(make_spec(targets[0], clients=3, stop={"duration_s": 1.0, "docs": None}))
+        spec["targets"] = targets
+        _, totals = run_all(_engine.Engine(json.dumps(spec)))
+        assert first.docs > 0 and second.docs > 0
+        assert first.docs + second.docs == totals.counters.docs_acked
+    finally:
+        first.close()
+        second.close()

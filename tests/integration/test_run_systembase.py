@@ -153,3 +153,26 @@ def test_ctrl_c_keeps_what_was_measured(local_opensearch, tmp_path):
     with sqlite3.connect(store) as db:
         (summary,) = db.execute("SELECT summary_json FROM runs").fetchone()
     assert summary is not None and '"count_matches": true' in summary
+
+
+def test_a_plan_the_engine_refuses_leaves_the_index_alone(local_opensearch, tmp_path):
+    # https passes the CLI's URL check but the engine does not speak TLS yet; the refusal
+    # must come before the index is dropped and recreated
+    url = local_opensearch.urls[0]
+    client = ClusterClient([url])
+    client.put("/systembase-kept", {"settings": {"number_of_replicas": 0}})
+    result = shardlab(
+        "run",
+        "systembase",
+        "--target",
+        f"{url},https://127.0.0.1:9",
+        "--index",
+        "systembase-kept",
+        "--force",
+        *store_arg(tmp_path),
+    )
+    assert result.returncode == 2, result.stdout
+    assert "https" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert client.exists("/systembase-kept")
+    assert "created_by" not in str(client.get("/systembase-kept/_mapping"))
+    client.delete("/systembase-kept")

@@ -30,13 +30,15 @@ class LiveProgress:
         )
 
     def __enter__(self) -> LiveProgress:
-        self._progress.start()
-        return self
+        return self  # the bar appears with the first interval, once the load really runs
 
     def __exit__(self, *exc: object) -> None:
-        self._progress.stop()
+        if self._progress.live.is_started:
+            self._progress.stop()
 
     def update(self, interval: IntervalRecord) -> None:
+        if not self._progress.live.is_started:
+            self._progress.start()
         counts = interval.counts
         self._sum = self._sum + counts
         per_s = 1.0 / interval.duration_s if interval.duration_s > 0 else 0.0
