@@ -147,7 +147,8 @@ class Engine:
     def stop(self) -> None:
         """Stop sending new requests; in-flight ones are drained. Safe to call twice."""
     def finish(self) -> Totals:
-        """Wait for the run to end (releasing the GIL) and return its totals."""
+        """Wait for the run to end (releasing the GIL) and return its totals. Raises
+        RuntimeError if the engine thread panicked (`finished` is True all the same)."""
 
 @final
 class NullSink:

@@ -45,6 +45,7 @@ class BulkServer(ThreadingHTTPServer):
         self.first_only = first_only
         self.lock = threading.Lock()
         self.requests = 0
+        self.received = 0  # docs, counting resent ones again
         self.seen: set[str] = set()
 
 
@@ -63,6 +64,7 @@ class Handler(BaseHTTPRequestHandler):
         srv = self.server
         with srv.lock:
             srv.requests += 1
+            srv.received += len(ids)
             k = srv.requests
             fresh = [i not in srv.seen for i in ids]
             srv.seen.update(ids)
@@ -129,6 +131,12 @@ def run(spec: str) -> _engine.Totals:
     return engine.finish()
 
 
+def assert_unique_docs(c: _engine.Counters, unique: int) -> None:
+    """docs_sent counts every retry again; each unique doc ends exactly once as acked,
+    rejected or failed."""
+    assert c.docs_acked + c.docs_rejected + c.docs_failed == unique
+
+
 def test_item_errors_without_retry_are_counted_exactly(always: BulkServer) -> None:
     totals = run(make_spec(always.server_address[1], {"kind": "none"}))
     c = totals.counters
@@ -141,7 +149,8 @@ def test_item_errors_without_retry_are_counted_exactly(always: BulkServer) -> No
     assert c.docs_rejected == 600 + 8 * 100
     assert c.docs_failed == 0
     assert c.retries == 0
-    assert c.docs_sent == 3000
+    assert c.docs_sent == 3000 == always.received
+    assert_unique_docs(c, 3000)
     kinds = {e.kind: e for e in totals.errors}
     assert kinds["item 429 es_rejected_execution_exception"].count == 800
     assert kinds["item 429 es_rejected_execution_exception"].example.startswith(
@@ -160,6 +169,9 @@ def test_backoff_retries_until_acked(first_only: BulkServer) -> None:
     assert c.retries == 10
     assert c.requests == 20 == first_only.requests
     assert c.docs_sent > 3000
+    assert_unique_docs(c, 3000)
+    assert c.docs_sent == first_only.received  # resent docs counted again
+    assert len(first_only.seen) == 3000
     assert "item 429 es_rejected_execution_exception" in {e.kind for e in totals.errors}
 
 
@@ -168,6 +180,9 @@ def test_backoff_gives_up_after_max_attempts(always: BulkServer) -> None:
     totals = run(make_spec(always.server_address[1], retry))
     c = totals.counters
     assert c.docs_acked + c.docs_rejected == 3000
+    assert_unique_docs(c, 3000)
+    assert c.docs_sent == always.received > 3000  # resent docs counted again
+    assert len(always.seen) == 3000
     assert c.docs_rejected > 0
     assert c.retries == 10  # every bulk had rejections on its first attempt
     assert c.requests == 20

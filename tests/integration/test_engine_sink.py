@@ -161,6 +161,27 @@ def test_transport_errors_are_counted() -> None:
         ({"targets": ["https://127.0.0.1:9200"]}, "targets[0]: https is not supported yet"),
         ({"stop": {"duration_s": None, "docs": None}}, "stop: set duration_s, docs, or both"),
         ({"surprise": 1}, "unknown field `surprise`"),
+        ({"interval_s": 0.0}, "interval_s: "),
+        ({"interval_s": 0.0005}, "interval_s: must be at least 0.001"),
+        ({"interval_s": float("inf")}, "interval_s: "),
+        ({"threads": 0}, "threads: must be at least 1"),
+        ({"threads": 257}, "threads: at most 256"),
+        ({"clients": 100_001}, "clients: at most 100000"),
+        ({"bulk": {"docs": 100_001}}, "bulk.docs: at most 100000"),
+        (
+            {"bulk": {"bytes": 104_857_601}},
+            "bulk.bytes: at most 104857600 (OpenSearch's default http.max_content_length)",
+        ),
+        ({"schedule": {"kind": "fixed", "rate_per_s": 0.0}}, "schedule.rate_per_s: "),
+        ({"schedule": {"kind": "poisson", "rate_per_s": float("nan")}}, "schedule.rate_per_s: "),
+        ({"schedule": {"kind": "fixed", "rate_per_s": float("inf")}}, "schedule.rate_per_s: "),
+        ({"request_timeout_s": 0.0}, "request_timeout_s: "),
+        ({"request_timeout_s": float("inf")}, "request_timeout_s: "),
+        ({"drain_timeout_s": 0.0}, "drain_timeout_s: "),
+        ({"drain_timeout_s": float("nan")}, "drain_timeout_s: "),
+        ({"stop": {"duration_s": 0.0, "docs": None}}, "stop.duration_s: "),
+        ({"stop": {"duration_s": float("inf"), "docs": None}}, "stop.duration_s: "),
+        ({"stop": {"duration_s": None, "docs": 0}}, "stop.docs: must be at least 1"),
     ],
 )
 def test_bad_spec_names_the_field(override: dict[str, Any], message: str) -> None:
@@ -168,6 +189,36 @@ def test_bad_spec_names_the_field(override: dict[str, Any], message: str) -> Non
         _engine.Engine(make_spec("http://127.0.0.1:9200", **override))
     assert message in str(info.value)
     assert isinstance(info.value, ValueError)
+
+
+def test_bounds_themselves_are_accepted() -> None:
+    _engine.Engine(
+        make_spec(
+            "http://127.0.0.1:9200",
+            interval_s=0.001,
+            threads=256,
+            clients=100_000,
+            bulk={"bytes": 104_857_600},
+        )
+    )
+    _engine.Engine(make_spec("http://127.0.0.1:9200", bulk={"docs": 100_000}))
+
+
+def test_a_huge_bytes_bulk_generates_only_the_claimed_docs(sink: _engine.NullSink) -> None:
+    # Before: the whole 100 MiB bulk was generated (seconds of CPU on the single runtime
+    # thread) and then cut to the one doc the budget allowed.
+    spec = make_spec(
+        f"http://127.0.0.1:{sink.port}",
+        bulk={"bytes": 104_857_600},
+        clients=1,
+        stop={"duration_s": None, "docs": 1},
+    )
+    t0 = time.process_time()
+    _, totals = run_all(_engine.Engine(spec))
+    cpu = time.process_time() - t0
+    assert totals.counters.docs_acked == 1 == sink.docs
+    assert totals.counters.bytes_sent < 10_000
+    assert cpu < 0.1, f"{cpu:.3f} CPU-s for one doc"
 
 
 def test_finish_before_start_is_an_error() -> None:

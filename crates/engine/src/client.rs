@@ -5,7 +5,7 @@ use crate::bulk::{classify, Bulk, BulkBuilder, Classified, ErrorEvent, RequestOu
 use crate::generate::source_for;
 use crate::http::Connection;
 use crate::interval::{Attempt, SharedRecord};
-use crate::run::{lock, Shared};
+use crate::run::{lock, RunBudget, Shared};
 use crate::schedule::Schedule;
 use crate::spec::{RetrySpec, Spec};
 use std::sync::atomic::Ordering::AcqRel;
@@ -47,7 +47,7 @@ impl Client {
                 break;
             }
             let shared = &self.shared;
-            let Some(bulk) = builder.build(source.as_mut(), |n| shared.claim(n)) else {
+            let Some(bulk) = builder.build(source.as_mut(), &mut RunBudget(shared)) else {
                 break;
             };
             shared.in_flight.fetch_add(1, AcqRel);

@@ -2,13 +2,15 @@
 //! swaps the workers' interval records every interval, and stop/drain handling. Runs on its
 //! own thread; the caller polls `next_interval` and finally calls `finish`.
 
-use crate::bulk::ErrorEvent;
+use crate::bulk::{DocBudget, ErrorEvent};
 use crate::client::Client;
 use crate::histogram::LatencySummary;
 use crate::http::{Connection, RequestTemplate};
 use crate::interval::{Counters, ErrorLog, ErrorSample, Interval, Record, SharedRecord};
 use crate::spec::{Spec, SpecError};
+use std::any::Any;
 use std::fmt;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::*};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -78,8 +80,8 @@ pub(crate) struct Shared {
     pub(crate) stop_tx: watch::Sender<bool>,
     stopping: AtomicBool,
     stopped_by: AtomicU8,
-    /// Docs not yet claimed, when the run stops after a number of docs.
-    docs_left: Option<AtomicU64>,
+    /// The doc budget, when the run stops after a number of docs.
+    docs: Option<DocsBudget>,
     /// Bulks (with their retries) started and not yet finished.
     pub(crate) in_flight: AtomicU64,
     pub(crate) errors: Mutex<ErrorLog>,
@@ -103,17 +105,29 @@ impl Shared {
 
     /// Claim up to `n` docs from the run's budget.
     pub(crate) fn claim(&self, n: u64) -> u64 {
-        let Some(left) = &self.docs_left else {
+        let Some(docs) = &self.docs else {
             return n;
         };
-        let before = left
+        let before = docs
+            .left
             .fetch_update(AcqRel, Acquire, |l| Some(l - l.min(n)))
             .expect("closure always returns Some");
-        let got = before.min(n);
-        if got > 0 && got == before {
+        before.min(n)
+    }
+
+    /// After a build: give back `unused` claimed docs; `used` docs will be sent. The run
+    /// stops by docs when every doc of the budget was used (not merely claimed: a builder
+    /// may still give some back, and those must be sent too).
+    pub(crate) fn settle(&self, unused: u64, used: u64) {
+        let Some(docs) = &self.docs else {
+            return;
+        };
+        if unused > 0 {
+            docs.left.fetch_add(unused, AcqRel);
+        }
+        if used > 0 && docs.used.fetch_add(used, AcqRel) + used == docs.total {
             self.request_stop(StopReason::Docs); // that was the last doc
         }
-        got
     }
 
     fn stopped_by(&self) -> StopReason {
@@ -122,6 +136,25 @@ impl Shared {
             2 => StopReason::Docs,
             _ => StopReason::Stop,
         }
+    }
+}
+
+/// `stop.docs`: what is left to claim and what was used (claimed and generated).
+struct DocsBudget {
+    total: u64,
+    left: AtomicU64,
+    used: AtomicU64,
+}
+
+/// The run's budget, as the bulk builder sees it.
+pub(crate) struct RunBudget<'a>(pub(crate) &'a Shared);
+
+impl DocBudget for RunBudget<'_> {
+    fn claim(&mut self, n: u64) -> u64 {
+        self.0.claim(n)
+    }
+    fn settle(&mut self, unused: u64, used: u64) {
+        self.0.settle(unused, used)
     }
 }
 
@@ -134,7 +167,7 @@ pub struct Runner {
     shared: Arc<Shared>,
     rx: Mutex<Option<mpsc::Receiver<Interval>>>,
     taken: AtomicU64,
-    thread: Mutex<Option<JoinHandle<Totals>>>,
+    thread: Mutex<Option<JoinHandle<Result<Totals, String>>>>,
     totals: Mutex<Option<Totals>>,
     started: AtomicBool,
 }
@@ -147,7 +180,11 @@ impl Runner {
             stop_tx,
             stopping: AtomicBool::new(false),
             stopped_by: AtomicU8::new(0),
-            docs_left: spec.stop.docs.map(AtomicU64::new),
+            docs: spec.stop.docs.map(|total| DocsBudget {
+                total,
+                left: AtomicU64::new(total),
+                used: AtomicU64::new(0),
+            }),
             in_flight: AtomicU64::new(0),
             errors: Mutex::new(ErrorLog::default()),
             intervals_sent: AtomicU64::new(0),
@@ -166,31 +203,34 @@ impl Runner {
 
     /// Start the engine thread; returns at once.
     pub fn start(&self) -> Result<(), EngineError> {
+        self.start_with(run)
+    }
+
+    /// `start`, with the engine's body as a parameter (tests inject failing bodies).
+    fn start_with<F, Fut>(&self, body: F) -> Result<(), EngineError>
+    where
+        F: FnOnce(Arc<Spec>, Arc<Shared>, mpsc::Sender<Interval>) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = Totals>,
+    {
         if self.started.swap(true, AcqRel) {
             return Err(EngineError::State("the engine was already started"));
         }
-        let mut builder = if self.spec.threads == 1 {
-            tokio::runtime::Builder::new_current_thread()
-        } else {
-            let mut b = tokio::runtime::Builder::new_multi_thread();
-            b.worker_threads(self.spec.threads as usize);
-            b
-        };
-        let rt = builder
-            .enable_all()
-            .thread_name("shardlab-engine")
-            .build()
-            .map_err(|e| EngineError::Internal(format!("cannot start the runtime: {e}")))?;
+        // Whatever happens from here on, the end of the engine is observable: `done` is set
+        // when this guard drops, on return, on panic, or when the thread cannot be spawned.
+        let done = DoneGuard(self.shared.clone());
+        let rt = build_runtime(self.spec.threads)?;
         let (tx, rx) = mpsc::channel();
         *lock(&self.rx) = Some(rx);
         let (spec, shared) = (self.spec.clone(), self.shared.clone());
         let handle = std::thread::Builder::new()
             .name("shardlab-engine".into())
             .spawn(move || {
-                let totals = rt.block_on(run(spec, shared.clone(), tx));
+                let _done = done;
+                let engine = body(spec, shared, tx);
+                let result = catch_unwind(AssertUnwindSafe(|| rt.block_on(engine)));
+                // Never wait for tasks (or blocking DNS lookups) that are still running.
                 rt.shutdown_background();
-                shared.done.store(true, Release);
-                totals
+                result.map_err(|p| panic_message(p.as_ref()))
             })
             .map_err(|e| EngineError::Internal(format!("cannot start the engine thread: {e}")))?;
         *lock(&self.thread) = Some(handle);
@@ -230,9 +270,54 @@ impl Runner {
             .ok_or(EngineError::State("the engine was not started"))?;
         let t = handle
             .join()
-            .map_err(|_| EngineError::Internal("the engine thread panicked".into()))?;
+            .unwrap_or_else(|p| Err(panic_message(p.as_ref())))
+            .map_err(|m| EngineError::Internal(format!("the engine thread panicked: {m}")))?;
         *totals = Some(t.clone());
         Ok(t)
+    }
+}
+
+/// Sets `done` when dropped, however the engine thread ends.
+struct DoneGuard(Arc<Shared>);
+
+impl Drop for DoneGuard {
+    fn drop(&mut self) {
+        self.0.done.store(true, Release);
+    }
+}
+
+fn panic_message(p: &(dyn Any + Send)) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "(no message)".into()
+    }
+}
+
+/// The tokio runtime, or `Internal`. `build` reports most failures as an io::Error, but
+/// tokio panics when the OS refuses to spawn a worker thread: that becomes an error too.
+fn build_runtime(threads: u32) -> Result<tokio::runtime::Runtime, EngineError> {
+    let built = catch_unwind(|| {
+        let mut builder = if threads <= 1 {
+            tokio::runtime::Builder::new_current_thread()
+        } else {
+            let mut b = tokio::runtime::Builder::new_multi_thread();
+            b.worker_threads(threads as usize);
+            b
+        };
+        builder.enable_all().thread_name("shardlab-engine").build()
+    });
+    match built {
+        Ok(Ok(rt)) => Ok(rt),
+        Ok(Err(e)) => Err(EngineError::Internal(format!(
+            "cannot start the runtime: {e}"
+        ))),
+        Err(p) => Err(EngineError::Internal(format!(
+            "cannot start the runtime: {}",
+            panic_message(p.as_ref())
+        ))),
     }
 }
 
@@ -355,5 +440,69 @@ async fn run(spec: Arc<Spec>, shared: Arc<Shared>, tx: mpsc::Sender<Interval>) -
         service: total.service.summary(),
         response: total.response.summary(),
         errors: lock(&shared.errors).samples(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every request fails fast (nothing listens on port 1); 10 docs end the run.
+    const SPEC: &str = r#"{
+        "targets": ["http://127.0.0.1:1"],
+        "bulk_path": "/x/_bulk",
+        "generator": {"kind": "systembase", "variant": "bulk", "seed": 1},
+        "bulk": {"docs": 5},
+        "clients": 1,
+        "schedule": {"kind": "closed"},
+        "stop": {"duration_s": 30.0, "docs": 10},
+        "interval_s": 1.0,
+        "retry": {"kind": "none"},
+        "threads": 1,
+        "request_timeout_s": 5.0,
+        "drain_timeout_s": 5.0
+    }"#;
+
+    fn wait_finished(r: &Runner) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !r.finished() {
+            assert!(Instant::now() < deadline, "finished() never became true");
+            let _ = r.next_interval(Duration::from_millis(10));
+        }
+    }
+
+    #[test]
+    fn a_panicking_engine_thread_is_reported() {
+        let r = Runner::new(SPEC).unwrap();
+        r.start_with(|_, _, _| async { panic!("boom") }).unwrap();
+        wait_finished(&r);
+        assert!(r.next_interval(Duration::from_millis(10)).is_none());
+        let e = r.finish().unwrap_err();
+        assert_eq!(
+            e,
+            EngineError::Internal("the engine thread panicked: boom".into())
+        );
+        assert!(r.finished());
+        let r = Runner::new(SPEC).unwrap();
+        r.start_with(|_, _, _| async { std::panic::panic_any(7u8) })
+            .unwrap();
+        wait_finished(&r);
+        assert_eq!(
+            r.finish().unwrap_err().to_string(),
+            "the engine thread panicked: (no message)"
+        );
+    }
+
+    #[test]
+    fn a_zero_interval_does_not_panic_the_engine() {
+        // Validation refuses interval_s < 0.001; an unvalidated zero must not reach tokio's
+        // `interval` (which panics on a zero period).
+        let mut r = Runner::new(SPEC).unwrap();
+        Arc::get_mut(&mut r.spec).unwrap().interval_s = 0.0;
+        r.start().unwrap();
+        wait_finished(&r);
+        let t = r.finish().unwrap();
+        assert_eq!(t.stopped_by, StopReason::Docs);
+        assert_eq!(t.counters.docs_failed, 10);
     }
 }

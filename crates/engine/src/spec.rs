@@ -19,6 +19,14 @@ impl fmt::Display for SpecError {
 
 impl std::error::Error for SpecError {}
 
+/// Bounds; the same as shardlab.plan's, checked again here because the spec is the contract.
+pub const MAX_BULK_DOCS: u64 = 100_000;
+/// 100 MiB: OpenSearch's default `http.max_content_length`; a larger bulk is refused anyway.
+pub const MAX_BULK_BYTES: u64 = 100 * 1024 * 1024;
+pub const MAX_CLIENTS: u32 = 100_000;
+pub const MAX_THREADS: u32 = 256;
+pub const MIN_INTERVAL_S: f64 = 0.001;
+
 fn err(field: &str, problem: impl fmt::Display) -> SpecError {
     SpecError(format!("{field}: {problem}"))
 }
@@ -147,11 +155,32 @@ impl Spec {
         match (self.bulk.docs, self.bulk.bytes) {
             (Some(0), None) => return Err(err("bulk.docs", "must be at least 1")),
             (None, Some(0)) => return Err(err("bulk.bytes", "must be at least 1")),
+            (Some(n), None) if n > MAX_BULK_DOCS => {
+                return Err(err(
+                    "bulk.docs",
+                    format!("at most {MAX_BULK_DOCS}, got {n}"),
+                ))
+            }
+            (None, Some(b)) if b > MAX_BULK_BYTES => {
+                return Err(err(
+                    "bulk.bytes",
+                    format!(
+                        "at most {MAX_BULK_BYTES} (OpenSearch's default \
+                         http.max_content_length), got {b}"
+                    ),
+                ))
+            }
             (Some(_), None) | (None, Some(_)) => {}
             _ => return Err(err("bulk", "set exactly one of docs or bytes")),
         }
         if self.clients == 0 {
             return Err(err("clients", "must be at least 1"));
+        }
+        if self.clients > MAX_CLIENTS {
+            return Err(err(
+                "clients",
+                format!("at most {MAX_CLIENTS}, got {}", self.clients),
+            ));
         }
         match self.schedule {
             ScheduleSpec::Closed => {}
@@ -159,13 +188,25 @@ impl Spec {
                 positive("schedule.rate_per_s", rate_per_s)?
             }
         }
-        match (self.stop.duration_s, self.stop.docs) {
-            (None, None) => return Err(err("stop", "set duration_s, docs, or both")),
-            (_, Some(0)) => return Err(err("stop.docs", "must be at least 1")),
-            (Some(d), _) => positive("stop.duration_s", d)?,
-            _ => {}
+        if self.stop.duration_s.is_none() && self.stop.docs.is_none() {
+            return Err(err("stop", "set duration_s, docs, or both"));
+        }
+        if let Some(d) = self.stop.duration_s {
+            positive("stop.duration_s", d)?;
+        }
+        if self.stop.docs == Some(0) {
+            return Err(err("stop.docs", "must be at least 1"));
         }
         positive("interval_s", self.interval_s)?;
+        if self.interval_s < MIN_INTERVAL_S {
+            return Err(err(
+                "interval_s",
+                format!(
+                    "must be at least {MIN_INTERVAL_S} (1 ms), got {}",
+                    self.interval_s
+                ),
+            ));
+        }
         if let RetrySpec::Backoff {
             max_attempts,
             initial_ms,
@@ -182,10 +223,14 @@ impl Spec {
         if self.threads == 0 {
             return Err(err("threads", "must be at least 1"));
         }
-        positive("request_timeout_s", self.request_timeout_s)?;
-        if !(self.drain_timeout_s >= 0.0 && self.drain_timeout_s.is_finite()) {
-            return Err(err("drain_timeout_s", "must be zero or more"));
+        if self.threads > MAX_THREADS {
+            return Err(err(
+                "threads",
+                format!("at most {MAX_THREADS}, got {}", self.threads),
+            ));
         }
+        positive("request_timeout_s", self.request_timeout_s)?;
+        positive("drain_timeout_s", self.drain_timeout_s)?;
         Ok(())
     }
 
@@ -196,8 +241,11 @@ impl Spec {
             .collect()
     }
 
+    /// Never zero (tokio's `interval` panics on a zero period), even for a spec that was not
+    /// validated.
     pub fn interval(&self) -> Duration {
-        Duration::from_secs_f64(self.interval_s)
+        let min = Duration::from_secs_f64(MIN_INTERVAL_S);
+        Duration::try_from_secs_f64(self.interval_s).map_or(min, |d| d.max(min))
     }
 }
 
@@ -346,5 +394,70 @@ mod tests {
             error_of(|v| v["headers"] = json!([["Bad Name", "x"]])),
             "headers[0]: invalid header name"
         );
+    }
+
+    #[test]
+    fn bounds_are_checked() {
+        let starts = |edit: fn(&mut Value), prefix: &str| {
+            let e = error_of(edit);
+            assert!(e.starts_with(prefix), "{e:?} should start with {prefix:?}");
+        };
+        starts(|v| v["interval_s"] = json!(0.0), "interval_s: ");
+        starts(
+            |v| v["interval_s"] = json!(0.0005),
+            "interval_s: must be at least 0.001",
+        );
+        starts(|v| v["interval_s"] = json!(1e300), "interval_s: ");
+        starts(|v| v["threads"] = json!(257), "threads: at most 256");
+        starts(|v| v["clients"] = json!(100_001), "clients: at most 100000");
+        starts(
+            |v| v["bulk"] = json!({"docs": 100_001}),
+            "bulk.docs: at most 100000",
+        );
+        starts(
+            |v| v["bulk"] = json!({"bytes": 104_857_601u64}),
+            "bulk.bytes: at most 104857600 (OpenSearch's default http.max_content_length)",
+        );
+        starts(
+            |v| v["schedule"] = json!({"kind": "poisson", "rate_per_s": -1.0}),
+            "schedule.rate_per_s: ",
+        );
+        starts(
+            |v| v["request_timeout_s"] = json!(0.0),
+            "request_timeout_s: ",
+        );
+        starts(|v| v["drain_timeout_s"] = json!(0.0), "drain_timeout_s: ");
+        starts(|v| v["drain_timeout_s"] = json!(-1.0), "drain_timeout_s: ");
+        starts(
+            |v| v["stop"] = json!({"duration_s": 0.0, "docs": 5}),
+            "stop.duration_s: ",
+        );
+        starts(
+            |v| v["stop"] = json!({"duration_s": 5.0, "docs": 0}),
+            "stop.docs: must be at least 1",
+        );
+        starts(
+            |v| v["stop"] = json!({"duration_s": -1.0, "docs": null}),
+            "stop.duration_s: ",
+        );
+        // the limits themselves are allowed
+        let mut v = good();
+        v["interval_s"] = json!(0.001);
+        v["threads"] = json!(256);
+        v["clients"] = json!(100_000);
+        v["bulk"] = json!({"bytes": 104_857_600u64});
+        assert!(Spec::from_json(&v.to_string()).is_ok());
+        v["bulk"] = json!({"docs": 100_000});
+        let s = Spec::from_json(&v.to_string()).unwrap();
+        assert_eq!(s.interval(), Duration::from_millis(1));
+    }
+
+    #[test]
+    fn interval_is_never_zero() {
+        let mut s = Spec::from_json(&good().to_string()).unwrap();
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            s.interval_s = bad;
+            assert!(s.interval() >= Duration::from_millis(1), "{bad}");
+        }
     }
 }
