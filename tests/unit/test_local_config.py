@@ -3,8 +3,13 @@ lab state record, all checked against values worked out by hand."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import replace
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -222,9 +227,9 @@ def test_log_summary_is_the_root_cause():
     assert summarize_log("error:\nsomething else went on\n") == "something else went on"
 
 
-def recorded_state(directory: Path, pid: int | None) -> ClusterState:
+def recorded_state(directory: Path, pid: int | None, http_port: int = 9200) -> ClusterState:
     node = NodeState(
-        "node-1", pid, 9200, 9300, ("cluster_manager", "data"), directory / "node-1", 512
+        "node-1", pid, http_port, 9300, ("cluster_manager", "data"), directory / "node-1", 512
     )
     return ClusterState(
         lab="default",
@@ -240,6 +245,33 @@ def recorded_state(directory: Path, pid: int | None) -> ClusterState:
     )
 
 
+class _AnswersLikeANode(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body = json.dumps({"version": {"number": "2.19.1"}}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def answering_port() -> Iterator[int]:
+    """A port of our own that answers GET / like a node (never the live lab's 9200), so
+    whether a recorded node reads as running depends on its pid alone."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _AnswersLikeANode)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server.server_address[1]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def test_state_round_trips_through_json(tmp_path):
     state = recorded_state(tmp_path, 1234)
     assert ClusterState.from_json(state.to_json()) == state
@@ -247,7 +279,7 @@ def test_state_round_trips_through_json(tmp_path):
     assert state.urls == ["http://127.0.0.1:9200"]
 
 
-def test_a_dead_pid_reads_as_down(tmp_path, monkeypatch):
+def test_a_dead_pid_reads_as_down(tmp_path, monkeypatch, answering_port):
     monkeypatch.setenv("SHARDLAB_HOME", str(tmp_path))
     finished = subprocess.run(
         [sys.executable, "-c", "import os; print(os.getpid())"],
@@ -258,7 +290,7 @@ def test_a_dead_pid_reads_as_down(tmp_path, monkeypatch):
     cluster = LocalCluster("default")
     cluster.directory.mkdir(parents=True)
     (cluster.directory / "lab.json").write_text(
-        recorded_state(cluster.directory, int(finished.stdout)).to_json()
+        recorded_state(cluster.directory, int(finished.stdout), answering_port).to_json()
     )
     state = cluster.state()
     assert state is not None
@@ -269,20 +301,41 @@ def test_a_dead_pid_reads_as_down(tmp_path, monkeypatch):
     assert after is not None and after.nodes[0].pid is None
 
 
-def test_a_live_pid_of_another_program_reads_as_down(tmp_path, monkeypatch):
+def test_a_live_pid_of_another_program_reads_as_down(tmp_path, monkeypatch, answering_port):
+    """Checked right after the spawn, when the exec may not have finished (/proc then reads
+    empty): that must not count as the node, however the timing falls."""
     monkeypatch.setenv("SHARDLAB_HOME", str(tmp_path))
     cluster = LocalCluster("default")
     cluster.directory.mkdir(parents=True)
     other = subprocess.Popen(["sleep", "30"])
     try:
         (cluster.directory / "lab.json").write_text(
-            recorded_state(cluster.directory, other.pid).to_json()
+            recorded_state(cluster.directory, other.pid, answering_port).to_json()
         )
         state = cluster.state()
         assert state is not None and not state.running
     finally:
         other.kill()
         other.wait()
+
+
+def test_the_same_node_with_its_pid_reads_as_running(tmp_path, monkeypatch, answering_port):
+    """The counterpart: a process whose environment names the node's config is the node."""
+    monkeypatch.setenv("SHARDLAB_HOME", str(tmp_path))
+    cluster = LocalCluster("default")
+    cluster.directory.mkdir(parents=True)
+    recorded = recorded_state(cluster.directory, None, answering_port)
+    config_dir = recorded.nodes[0].layout.config_dir
+    node = subprocess.Popen(["sleep", "30"], env={"OPENSEARCH_PATH_CONF": str(config_dir)})
+    try:
+        (cluster.directory / "lab.json").write_text(
+            replace(recorded, nodes=(replace(recorded.nodes[0], pid=node.pid),)).to_json()
+        )
+        state = cluster.state()
+        assert state is not None and state.running
+    finally:
+        node.kill()
+        node.wait()
 
 
 def test_bad_lab_names_are_refused():

@@ -12,7 +12,6 @@ from rich.table import Table
 
 from shardlab.cli.common import LabOption, console
 from shardlab.cluster.local import ClusterState, LocalCluster, LocalClusterSpec
-from shardlab.cluster.service_user import current_run_as
 from shardlab.plan import parse_size_bytes
 
 app = typer.Typer(help="Start, stop and inspect a local cluster.", no_args_is_help=True)
@@ -20,9 +19,13 @@ Opt = typer.Option
 
 
 def _bring_up(spec: LocalClusterSpec, timeout_s: float) -> ClusterState:
-    """Start (or reuse) the lab's cluster with a spinner, and a bar while downloading."""
-    if (notice := current_run_as().notice()) is not None:
-        console.print(notice)  # said once, outside the spinner, which vanishes
+    """Start (or reuse) the lab's cluster with a spinner, and a bar while downloading.
+
+    Notices (the account the JVM runs as) are said once the cluster is up, after the
+    spinner, which vanishes; a bad option is reported alone, before anything happens.
+    """
+    cluster = LocalCluster(spec.lab)
+    notices: list[str] = []
     with Progress(
         SpinnerColumn(),
         TextColumn("{task.description}"),
@@ -39,7 +42,10 @@ def _bring_up(spec: LocalClusterSpec, timeout_s: float) -> ClusterState:
         def on_download(done_bytes: int, total_bytes: int) -> None:
             progress.update(task, completed=done_bytes, total=total_bytes or None)
 
-        return LocalCluster(spec.lab).up(spec, on_status, on_download, timeout_s)
+        state = cluster.up(spec, on_status, on_download, timeout_s, on_notice=notices.append)
+    for notice in notices:
+        console.print(notice)
+    return state
 
 
 def start_local_cluster(lab: str) -> ClusterState:

@@ -1,22 +1,22 @@
-"""Local clusters: a lab is labs_dir()/<lab> with lab.json (the state) and one folder per node.
+"""Local clusters: a lab is labs_dir()/<lab> with lab.json (lab_state.py) and one folder per
+node.
 
-`up` finds Java, fetches and unpacks the distribution, writes each node's config, starts the
-nodes detached (they outlive shardlab) and waits until the cluster is ready (health.py:
-green, or yellow only for replicas no node can take); `down` stops them. lab.json is only a
-record: a node counts as running when its pid is alive (and is that node) and its HTTP port
-answers, so a crashed or rebooted lab reads as down, never as stale "running".
+`up` checks the spec, finds Java, fetches and unpacks the distribution, and only then picks
+the account the JVM runs as (as root, creating the service account), writes each node's
+config, starts the nodes detached (they outlive shardlab) and waits until the cluster is
+ready (health.py: green, or yellow only for replicas no node can take); `down` stops them.
+A node counts as running when its pid is alive (and is that node) and its HTTP port answers.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
 import signal
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -25,6 +25,7 @@ from shardlab.cluster.client import ClusterClient, ClusterHTTPError
 from shardlab.cluster.distribution import Flavor
 from shardlab.cluster.health import check_readiness
 from shardlab.cluster.java import JavaRuntime, find_java
+from shardlab.cluster.lab_state import ClusterState, NodeState, read_record, write_record
 from shardlab.cluster.node_config import (
     HTTP_PORT_BASE,
     TRANSPORT_PORT_BASE,
@@ -37,13 +38,13 @@ from shardlab.cluster.node_config import (
     render_settings,
 )
 from shardlab.cluster.service_user import Access, RunAs
+from shardlab.environment import host_memory_bytes
 from shardlab.errors import UsageError
 from shardlab.paths import labs_dir
 
 __all__ = ["ClusterState", "LocalCluster", "LocalClusterSpec", "NodeState", "default_heap_mb"]
 
 StatusCallback = Callable[[str], None]
-STATE_FILE = "lab.json"
 POLL_S = 0.5
 
 
@@ -57,86 +58,6 @@ class LocalClusterSpec:
     distribution_zip: Path | None = None  # offline: use this zip (its version wins)
 
 
-@dataclass(frozen=True)
-class NodeState:
-    name: str
-    pid: int | None  # None once stopped
-    http_port: int
-    transport_port: int
-    roles: tuple[str, ...]
-    directory: Path
-    heap_mb: int
-    running: bool = False  # computed on load, never stored
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.http_port}"
-
-    def process_alive(self) -> bool:
-        return node_process.is_node_process(self.pid, self.layout.config_dir)
-
-    @property
-    def layout(self) -> NodeLayout:
-        return NodeLayout(
-            self.name, self.roles, self.http_port, self.transport_port, self.directory
-        )
-
-
-@dataclass(frozen=True)
-class ClusterState:
-    lab: str
-    flavor: str
-    version: str
-    cluster_name: str
-    distribution_home: Path
-    java_home: Path
-    java_version: str
-    run_as_user: str
-    started_at: str  # ISO 8601, UTC
-    nodes: tuple[NodeState, ...] = field(default_factory=tuple)
-
-    @property
-    def urls(self) -> list[str]:
-        return [node.url for node in self.nodes]
-
-    @property
-    def running(self) -> bool:
-        """Every node alive and answering."""
-        return bool(self.nodes) and all(node.running for node in self.nodes)
-
-    def to_json(self) -> str:
-        record = asdict(self)
-        for node in record["nodes"]:
-            node.pop("running")
-        return json.dumps(record, indent=2, default=str) + "\n"
-
-    @classmethod
-    def from_json(cls, text: str) -> ClusterState:
-        record = json.loads(text)
-        nodes = tuple(
-            NodeState(**{**n, "roles": tuple(n["roles"]), "directory": Path(n["directory"])})
-            for n in record.pop("nodes")
-        )
-        return cls(
-            **{
-                **record,
-                "distribution_home": Path(record["distribution_home"]),
-                "java_home": Path(record["java_home"]),
-            },
-            nodes=nodes,
-        )
-
-
-def total_memory_bytes() -> int:
-    """Physical memory, or the cgroup (container) limit when that is lower."""
-    physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    try:
-        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
-    except OSError:
-        return physical
-    return min(physical, int(limit)) if limit.isdigit() else physical
-
-
 class LocalCluster:
     def __init__(self, lab: str = "default") -> None:
         if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", lab):
@@ -146,21 +67,9 @@ class LocalCluster:
 
     # -- state -----------------------------------------------------------------------------
 
-    def _recorded(self) -> ClusterState | None:
-        path = self.directory / STATE_FILE
-        if not path.is_file():
-            return None
-        return ClusterState.from_json(path.read_text())
-
-    def _record(self, state: ClusterState) -> None:
-        path = self.directory / STATE_FILE
-        part = path.with_suffix(".json.part")
-        part.write_text(state.to_json())
-        os.replace(part, path)
-
     def state(self) -> ClusterState | None:
         """The recorded lab with each node's liveness (pid is that node AND HTTP answers)."""
-        recorded = self._recorded()
+        recorded = read_record(self.directory)
         if recorded is None:
             return None
         nodes = tuple(
@@ -170,7 +79,7 @@ class LocalCluster:
         return replace(recorded, nodes=nodes)
 
     def log_path(self, node_name: str | None = None) -> Path:
-        recorded = self._recorded()
+        recorded = read_record(self.directory)
         if recorded is None or not recorded.nodes:
             raise UsageError(
                 "--lab", self.lab, "has never been started", "run `shardlab cluster up`"
@@ -191,9 +100,16 @@ class LocalCluster:
         on_status: StatusCallback | None = None,
         on_download: distribution.ProgressCallback | None = None,
         timeout_s: float = 120,
+        on_notice: StatusCallback | None = None,
     ) -> ClusterState:
-        """Start the lab (or reuse it if it already runs this flavor, version and size)."""
+        """Start the lab (or reuse it if it already runs this flavor, version and size).
+
+        `on_status` gets passing progress lines, `on_notice` the lines worth keeping (which
+        account the JVM runs as), by default on_status too. Everything the user can get wrong
+        is checked before anything changes on the machine (the service account included).
+        """
         status = on_status or (lambda line: None)
+        notice = on_notice or status
         if spec.nodes < 1:
             raise UsageError("--nodes", spec.nodes, "must be at least 1")
         if spec.lab != self.lab:
@@ -237,10 +153,10 @@ class LocalCluster:
         status(f"unpacking {zip_path.name}")
         home = distribution.unpack(zip_path)
 
-        run_as = service_user.current_run_as()
-        if (notice := run_as.notice()) is not None:
-            status(notice)
-        heap_mb = spec.heap_mb or default_heap_mb(spec.nodes, total_memory_bytes())
+        run_as = service_user.current_run_as()  # as root, may create the account: not earlier
+        if (run_as_notice := run_as.notice()) is not None:
+            notice(run_as_notice)
+        heap_mb = spec.heap_mb or default_heap_mb(spec.nodes, host_memory_bytes())
         layouts = self._prepare_nodes(flavor, version, home, heap_mb, spec.nodes, run_as, java)
         state = ClusterState(
             lab=self.lab,
@@ -343,7 +259,7 @@ class LocalCluster:
             started.append(replace(node, pid=pid))
             status(f"{node.name}: started (pid {pid}, http {node.http_port})")
         state = replace(state, nodes=tuple(started))
-        self._record(state)  # before waiting, so `down` can always find the pids
+        write_record(self.directory, state)  # before waiting, so `down` can always find the pids
         return state
 
     def _wait_ready(
@@ -377,7 +293,7 @@ class LocalCluster:
 
     def down(self, timeout_s: float = 60, wipe: bool = False) -> None:
         """Stop every node (SIGTERM, then SIGKILL after timeout_s); `wipe` removes the data."""
-        recorded = self._recorded()
+        recorded = read_record(self.directory)
         if recorded is None:
             return
         alive = [node for node in recorded.nodes if node.process_alive()]
@@ -394,7 +310,10 @@ class LocalCluster:
         if wipe:
             for node in recorded.nodes:
                 shutil.rmtree(node.layout.data_dir, ignore_errors=True)
-        self._record(replace(recorded, nodes=tuple(replace(n, pid=None) for n in recorded.nodes)))
+        write_record(
+            self.directory,
+            replace(recorded, nodes=tuple(replace(n, pid=None) for n in recorded.nodes)),
+        )
 
 
 # -- waiting -------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import re
 import signal
 import socket
 import subprocess
+import time
 from pathlib import Path
 
 from shardlab.cluster.service_user import RunAs
@@ -58,33 +59,49 @@ def pid_alive(pid: int | None) -> bool:
     return stat_line.rsplit(")", 1)[1].split()[0] != "Z"
 
 
-def is_node_process(pid: int | None, config_dir: Path) -> bool:
-    """Alive and, where /proc says, running the node of config_dir (not a reused pid).
+def is_node_process(pid: int | None, config_dir: Path, settle_s: float = 1.0) -> bool:
+    """Alive and running the node of config_dir (not a reused pid), where /proc can tell.
 
-    Before the launcher script execs java only its environment names the node's config;
-    while a process is mid-exec both files read empty, which proves nothing either way.
+    Only positive evidence counts: config_dir in the command line (java gets it as
+    -D...path.conf) or in the environment (the launcher script, before it execs java, has
+    it only there). An environment we cannot read is no evidence: our nodes run as us, or,
+    when we are root, as the service account, whose environment root reads. While a process
+    is mid-exec both files read empty; that passes within moments, so look again for up to
+    settle_s (a kernel thread, also empty, stays so and is not a node).
     """
     if not pid_alive(pid):
         return False
+    if not Path("/proc/self/cmdline").is_file():
+        return True  # no /proc (not Linux): the pid is all there is to go on
     proc = Path(f"/proc/{pid}")
-    try:
-        command_line = (proc / "cmdline").read_bytes()
-        environment = (proc / "environ").read_bytes()
-    except OSError:
-        return True  # no /proc, or not ours to read: trust the pid
-    if not command_line and not environment:
-        return True
+    deadline_s = time.monotonic() + settle_s
+    while True:
+        command_line = _read_proc_file(proc / "cmdline")
+        environment = _read_proc_file(proc / "environ")
+        if command_line or environment or time.monotonic() >= deadline_s:
+            break
+        time.sleep(0.01)
     config = str(config_dir).encode()
     return config in command_line or config in environment
 
 
+def _read_proc_file(path: Path) -> bytes:
+    """The file's bytes, or b"" when it cannot be read (gone, or not ours)."""
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
+
+
 def signal_group(pid: int | None, signum: signal.Signals) -> None:
+    """Signal the node's process group, else (not a group leader, or not ours) the pid.
+    A process that is gone or not ours is left alone."""
     if pid is None:
         return
     try:
         os.killpg(pid, signum)
     except (ProcessLookupError, PermissionError):
-        with contextlib.suppress(ProcessLookupError):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signum)
 
 
