@@ -20,7 +20,7 @@ from shardlab.driver import BUILD_PROFILE, compile_engine, drive, engine_spec
 from shardlab.environment import cluster_environment, host_environment
 from shardlab.errors import UsageError
 from shardlab.plan import LoadPlan, Target
-from shardlab.results import IndexCheck, IntervalRecord, RunOutcome
+from shardlab.results import IndexCheck, IntervalRecord, RunOutcome, RunTotals
 from shardlab.store import Store
 from shardlab.workloads.base import Workload
 from shardlab.workloads.index import count_after_refresh, recreate_index, unassigned_shards
@@ -63,18 +63,34 @@ def run_benchmark(
         raise
     totals = result.totals
     status = "interrupted" if result.interrupted else "completed"
-    count_problem: list[str] = []
-    try:
-        index_check: IndexCheck | None = IndexCheck(
-            plan.index,
-            count_after_refresh(client, plan.index),
-            totals.counts.docs_acked,
-            unassigned_shards(client, plan.index),
-        )
-    except (UsageError, ClusterHTTPError) as error:
-        index_check = None  # the measurements stand; only the cross-check is missing
-        count_problem.append(f"the index could not be counted after the run: {error}")
-    summary = summarize(totals, index_check)
-    warnings = warnings_for(totals, index_check) + count_problem
-    store.end_run(run_id, status, totals, asdict(summary) | {"warnings": warnings})
+    # stored before anything else can fail: the index check below only adds to it
+    store.end_run(run_id, status, totals, summary_record(totals, None, []))
+    index_check, problems = check_index(client, plan.index, totals.counts.docs_acked)
+    warnings = warnings_for(totals, index_check) + problems
+    store.set_summary(run_id, summary_record(totals, index_check, warnings))
     return RunOutcome(run_id, status, totals, index_check, warnings)
+
+
+def summary_record(
+    totals: RunTotals, index_check: IndexCheck | None, warnings: list[str]
+) -> dict[str, Any]:
+    return asdict(summarize(totals, index_check)) | {"warnings": warnings}
+
+
+def check_index(
+    client: ClusterClient, index: str, docs_acked: int
+) -> tuple[IndexCheck | None, list[str]]:
+    """Count the index after a refresh. A failure here is reported, never fatal: the
+    measurements are already stored, only the cross-check is missing."""
+    try:
+        check = IndexCheck(
+            index,
+            count_after_refresh(client, index),
+            docs_acked,
+            unassigned_shards(client, index),
+        )
+    except (UsageError, ClusterHTTPError, OSError, ValueError, KeyError) as error:
+        return None, [
+            f"the index could not be counted after the run ({type(error).__name__}: {error})"
+        ]
+    return check, []

@@ -22,6 +22,7 @@ from shardlab.errors import UsageError
 from shardlab.plan import LoadPlan, Target
 from shardlab.results import Counts, ErrorKind, IntervalRecord, Latency, RunTotals
 from shardlab.workloads.base import Workload
+from shardlab.workloads.index import index_path
 
 BUILD_PROFILE = _engine.BUILD_PROFILE
 DRAIN_TIMEOUT_S = 30.0
@@ -48,7 +49,7 @@ def engine_spec(plan: LoadPlan, target: Target, workload: Workload) -> dict[str,
     bulk = {"docs": plan.bulk.docs} if plan.bulk.docs is not None else {"bytes": plan.bulk.bytes}
     return {
         "targets": list(target.urls),
-        "bulk_path": f"/{plan.index}/_bulk",
+        "bulk_path": f"{index_path(plan.index)}/_bulk",
         "headers": headers,
         "generator": workload.generator_spec(plan.variant, plan.seed),
         "bulk": bulk,
@@ -63,19 +64,16 @@ def engine_spec(plan: LoadPlan, target: Target, workload: Workload) -> dict[str,
     }
 
 
-def _latency(summary: _engine.LatencySummary) -> Latency:
-    return Latency.of(summary)
-
-
 def interval_record(interval: _engine.Interval) -> IntervalRecord:
     return IntervalRecord(
         index=interval.index,
         start_s=interval.start_s,
         duration_s=interval.duration_s,
         counts=Counts.of(interval.counters),
-        service=_latency(interval.service),
-        response=_latency(interval.response),
+        service=Latency.of(interval.service),
+        response=Latency.of(interval.response),
         service_histogram=interval.service.encoded(),
+        response_histogram=interval.response.encoded(),
     )
 
 
@@ -85,8 +83,8 @@ def totals_record(totals: _engine.Totals) -> RunTotals:
         stopped_by=totals.stopped_by,
         in_flight_abandoned=totals.in_flight_abandoned,
         counts=Counts.of(totals.counters),
-        service=_latency(totals.service),
-        response=_latency(totals.response),
+        service=Latency.of(totals.service),
+        response=Latency.of(totals.response),
         errors=tuple(ErrorKind(e.kind, e.count, e.example) for e in totals.errors),
         service_histogram=totals.service.encoded(),
         response_histogram=totals.response.encoded(),

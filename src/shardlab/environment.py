@@ -8,10 +8,19 @@ from typing import Any
 
 from shardlab import __version__
 from shardlab.cluster.client import ClusterClient, ClusterHTTPError
+from shardlab.errors import UsageError
 
 
-def host_memory_bytes() -> int:
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+def host_memory_bytes(memory_max_path: str = "/sys/fs/cgroup/memory.max") -> int:
+    """Physical memory, or the cgroup v2 (container) limit when that is lower: what a JVM
+    heap and a run actually get. memory.max reads "max" when there is no limit."""
+    physical_bytes = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    try:
+        with open(memory_max_path) as limit_file:
+            limit = limit_file.read().strip()
+    except OSError:
+        return physical_bytes
+    return min(physical_bytes, int(limit)) if limit.isdigit() else physical_bytes
 
 
 def host_environment(engine_build: str) -> dict[str, Any]:
@@ -29,7 +38,14 @@ def host_environment(engine_build: str) -> dict[str, Any]:
 def cluster_environment(client: ClusterClient) -> dict[str, Any]:
     """Distribution, version, node count and JVMs, as the cluster itself reports them."""
     root = client.get("/")
-    version = root.get("version", {})
+    if not isinstance(root, dict) or not isinstance(root.get("version"), dict):
+        raise UsageError(
+            "--target",
+            client.url,
+            "does not answer like OpenSearch or Elasticsearch",
+            "point it at a node's HTTP port (9200 by default)",
+        )
+    version = root["version"]
     found: dict[str, Any] = {
         "cluster_name": root.get("cluster_name"),
         "distribution": version.get("distribution", "elasticsearch"),

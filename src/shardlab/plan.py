@@ -7,6 +7,7 @@ run before a cluster is started or a connection opened.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Literal
@@ -23,6 +24,14 @@ _SIZE_UNIT_BYTES |= {"g": 1024**3, "gb": 1024**3}
 _COUNT = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmKM])?\s*$")
 
 MAX_SHARDS = 1024  # OpenSearch's own per-index limit
+MAX_BULK_DOCS = 100_000
+MAX_BULK_BYTES = 100 * 1024**2  # OpenSearch's default http.max_content_length
+MAX_CLIENTS = 100_000
+MAX_ENGINE_THREADS = 256
+MIN_INTERVAL_S = 0.001
+MAX_SEED = 2**64 - 1
+# OpenSearch index names: lowercase, none of these characters, no leading _ - +, not . or ..
+_INDEX_FORBIDDEN = set('\\/*?"<>| ,#:')
 
 
 def parse_duration_s(option: str, text: str) -> float:
@@ -74,20 +83,54 @@ def parse_targets(text: str) -> tuple[str, ...]:
     if not urls:
         raise UsageError("--target", text, "names no URL", "use e.g. http://127.0.0.1:9200")
     for url in urls:
-        if not re.match(r"^https?://[^/\s:]+(:\d{1,5})?$", url):
+        match = re.match(r"^(https?)://[^/\s:]+(?::(\d{1,5}))?$", url)
+        if not match:
             raise UsageError(
                 "--target",
                 url,
                 "is not a node URL",
-                "use scheme://host:port, e.g. http://10.0.0.4:9200",
+                "use http://host:port, e.g. http://10.0.0.4:9200",
+            )
+        if match.group(2) and not 1 <= int(match.group(2)) <= 65535:
+            raise UsageError("--target", url, "has no valid port", "ports run from 1 to 65535")
+        if match.group(1) == "https":
+            raise UsageError(
+                "--target",
+                url,
+                "uses TLS, which the load engine does not speak yet",
+                "target the node's plain HTTP port",
             )
     return urls
+
+
+def check_index_name(name: str) -> str:
+    """OpenSearch's rules for index names, checked before any request names the index: a
+    wildcard or _all here would turn 'drop the benchmark index' into 'drop every index'."""
+    problem = None
+    if not name:
+        problem = "is empty"
+    elif name != name.lower():
+        problem = "must be lowercase"
+    elif _INDEX_FORBIDDEN & set(name):
+        problem = 'must not contain any of \\ / * ? " < > | space , # :'
+    elif name[0] in "_-+" or name in (".", ".."):
+        problem = "must not start with _ - + or be . or .."
+    elif len(name.encode()) > 255:
+        problem = "is longer than 255 bytes"
+    if problem:
+        raise UsageError("--index", repr(name), problem, "choose a plain name like systembase-2")
+    return name
 
 
 def _at_least(option: str, value: int, minimum: int) -> int:
     if value < minimum:
         raise UsageError(option, value, f"must be at least {minimum}")
     return value
+
+
+def _within(option: str, value: float, minimum: float, maximum: float, hint: str = "") -> None:
+    if not (math.isfinite(value) and minimum <= value <= maximum):
+        raise UsageError(option, value, f"must be from {minimum:,} to {maximum:,}", hint)
 
 
 @dataclass(frozen=True)
@@ -132,7 +175,15 @@ class BulkSize:
         if (self.docs is None) == (self.bytes is None):
             raise UsageError("--bulk-docs/--bulk-bytes", None, "give one of the two, not both")
         if self.docs is not None:
-            _at_least("--bulk-docs", self.docs, 1)
+            _within("--bulk-docs", self.docs, 1, MAX_BULK_DOCS)
+        if self.bytes is not None:
+            _within(
+                "--bulk-bytes",
+                self.bytes,
+                1,
+                MAX_BULK_BYTES,
+                "OpenSearch's default http.max_content_length is 100mb",
+            )
 
 
 @dataclass(frozen=True)
@@ -164,12 +215,17 @@ class LoadPlan:
     request_timeout_s: float = 120.0
 
     def __post_init__(self) -> None:
+        check_index_name(self.index)
         _at_least("--clients", self.clients, 1)
-        _at_least("--threads", self.engine_threads, 1)
-        if self.rate_per_s is not None and self.rate_per_s <= 0:
-            raise UsageError("--rate", self.rate_per_s, "must be above zero")
-        if self.interval_s <= 0:
-            raise UsageError("--interval", self.interval_s, "must be above zero")
+        _within("--clients", self.clients, 1, MAX_CLIENTS)
+        _within("--threads", self.engine_threads, 1, MAX_ENGINE_THREADS)
+        _within("--seed", self.seed, 0, MAX_SEED)
+        if self.rate_per_s is not None and not (
+            math.isfinite(self.rate_per_s) and self.rate_per_s > 0
+        ):
+            raise UsageError("--rate", self.rate_per_s, "must be a number above zero")
+        if self.interval_s < MIN_INTERVAL_S:
+            raise UsageError("--interval", f"{self.interval_s}s", "must be at least 1ms")
 
 
 @dataclass(frozen=True)

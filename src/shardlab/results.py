@@ -30,6 +30,11 @@ class Counts:
     bytes_received: int = 0
 
     @property
+    def docs_settled(self) -> int:
+        """Distinct documents whose fate is known (docs_sent counts every retry again)."""
+        return self.docs_acked + self.docs_rejected + self.docs_failed
+
+    @property
     def requests_with_errors(self) -> int:
         """Bulk requests that did not fully succeed: the seeds' "# errors" (JMeter counted a
         sample as failed when the bulk response had any failure)."""
@@ -76,6 +81,7 @@ class IntervalRecord:
     service: Latency
     response: Latency
     service_histogram: bytes = b""  # HdrHistogram V2 compressed, for later merges
+    response_histogram: bytes = b""
 
 
 @dataclass(frozen=True)

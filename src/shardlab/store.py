@@ -20,9 +20,22 @@ from typing import Any
 from shardlab.errors import UsageError
 from shardlab.results import Counts, ErrorKind, IntervalRecord, Latency, RunTotals
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+# what takes a store of version N-1 to version N
+_MIGRATIONS = {2: "ALTER TABLE intervals ADD COLUMN response_histogram BLOB"}
 _COUNT_COLUMNS = [f.name for f in fields(Counts)]
 _LATENCY_COLUMNS = [f.name for f in fields(Latency)]
+_INTERVAL_COLUMNS = [
+    "run_id",
+    "idx",
+    "start_s",
+    "duration_s",
+    *_COUNT_COLUMNS,
+    *(f"service_{name}" for name in _LATENCY_COLUMNS),
+    *(f"response_{name}" for name in _LATENCY_COLUMNS),
+    "service_histogram",
+    "response_histogram",
+]
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS runs (
@@ -50,6 +63,7 @@ CREATE TABLE IF NOT EXISTS intervals (
     {", ".join(f"service_{name} REAL NOT NULL" for name in _LATENCY_COLUMNS)},
     {", ".join(f"response_{name} REAL NOT NULL" for name in _LATENCY_COLUMNS)},
     service_histogram BLOB,
+    response_histogram BLOB,
     PRIMARY KEY (run_id, idx)
 );
 CREATE TABLE IF NOT EXISTS histograms (
@@ -111,15 +125,18 @@ class Store:
             self._db.row_factory = sqlite3.Row
             self._db.executescript(_SCHEMA)
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
-            if version == 0:
-                self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            elif version > SCHEMA_VERSION:
+            if version > SCHEMA_VERSION:
                 raise UsageError(
                     "--store",
                     path,
                     f"was written by a newer shardlab (schema {version})",
                     "upgrade shardlab or choose another --store",
                 )
+            if 0 < version < SCHEMA_VERSION:
+                with self._db:
+                    for step in range(version + 1, SCHEMA_VERSION + 1):
+                        self._db.execute(_MIGRATIONS[step])
+            self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except (sqlite3.DatabaseError, OSError) as error:
             raise UsageError(
                 "--store", path, f"cannot be opened as a results store ({error})"
@@ -167,11 +184,14 @@ class Store:
         counts = [getattr(interval.counts, name) for name in _COUNT_COLUMNS]
         service = [getattr(interval.service, name) for name in _LATENCY_COLUMNS]
         response = [getattr(interval.response, name) for name in _LATENCY_COLUMNS]
-        values = [run_id, interval.index, interval.start_s, interval.duration_s]
-        values += counts + service + response + [interval.service_histogram]
+        values: list[object] = [run_id, interval.index, interval.start_s, interval.duration_s]
+        values += counts + service + response
+        values += [interval.service_histogram, interval.response_histogram]
         with self._db:
             self._db.execute(
-                f"INSERT INTO intervals VALUES ({','.join('?' * len(values))})", values
+                f"INSERT INTO intervals ({', '.join(_INTERVAL_COLUMNS)})"
+                f" VALUES ({','.join('?' * len(values))})",
+                values,
             )
 
     def end_run(
@@ -213,6 +233,12 @@ class Store:
                     "INSERT INTO errors VALUES (?,?,?,?)",
                     [(run_id, e.kind, e.count, e.example) for e in totals.errors],
                 )
+
+    def set_summary(self, run_id: int, summary: dict[str, Any]) -> None:
+        with self._db:
+            self._db.execute(
+                "UPDATE runs SET summary_json=? WHERE id=?", (json.dumps(summary), run_id)
+            )
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -261,6 +287,7 @@ class Store:
                 service=Latency.of({n: row[f"service_{n}"] for n in _LATENCY_COLUMNS}),
                 response=Latency.of({n: row[f"response_{n}"] for n in _LATENCY_COLUMNS}),
                 service_histogram=row["service_histogram"] or b"",
+                response_histogram=row["response_histogram"] or b"",
             )
             for row in rows
         ]

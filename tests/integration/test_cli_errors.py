@@ -2,6 +2,9 @@
 
 import os
 import tempfile
+import threading
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -29,6 +32,18 @@ def assert_one_line_error(result, *fragments):
         (["--variant", "huge"], ["--variant huge", "bulk or bigbulk"]),
         (["--target", "localhost"], ["--target localhost"]),
         (["--no-such-option"], ["--no-such-option"]),
+        (["--index", ""], ["--index ''", "is empty"]),
+        (["--index", "*", "--force"], ["--index '*'"]),
+        (["--index", "_all", "--force"], ["--index '_all'"]),
+        (["--index", "x?pretty"], ["--index 'x?pretty'"]),
+        (["--rate", "nan"], ["--rate nan"]),
+        (["--seed", "-1"], ["--seed -1"]),
+        (["--threads", "100000"], ["--threads 100000"]),
+        (["--interval", "0.0000000001s"], ["--interval", "at least 1ms"]),
+        (["--bulk-bytes", "10gb"], ["--bulk-bytes", "max_content_length"]),
+        (["--bulk-docs", "10", "--bulk-bytes", "1mb"], ["not both"]),
+        (["--target", "http://127.0.0.1:99999"], ["valid port"]),
+        (["--target", "https://127.0.0.1:9200"], ["TLS"]),
     ],
 )
 def test_bad_options(args, fragments, tmp_path):
@@ -64,3 +79,54 @@ def test_missing_java(tmp_path):
 
 def test_show_of_an_unknown_run(tmp_path):
     assert_one_line_error(shardlab("runs", "show", "999", "--store", str(tmp_path / "s")), "999")
+
+
+class _Answer(BaseHTTPRequestHandler):
+    status = 200
+    content_type = "application/json"
+    body = b"{}"
+
+    def do_GET(self):
+        self.send_response(self.status)
+        self.send_header("Content-Type", self.content_type)
+        self.send_header("Content-Length", str(len(self.body)))
+        self.end_headers()
+        self.wfile.write(self.body)
+
+    do_HEAD = do_GET
+
+    def log_message(self, *args):
+        pass
+
+
+@contextmanager
+def http_server(status, content_type, body):
+    handler = type(
+        "Handler", (_Answer,), {"status": status, "content_type": content_type, "body": body}
+    )
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_secured_cluster_without_credentials(tmp_path):
+    # what OpenSearch's security plugin answers without credentials
+    body = (
+        b'{"error":{"root_cause":[{"type":"security_exception","reason":"Missing authentication'
+        b' information for REST request [/]"}],"type":"security_exception","reason":"Missing'
+        b' authentication information for REST request [/]"},"status":401}'
+    )
+    with http_server(401, "application/json", body) as url:
+        result = shardlab("run", "systembase", "--target", url, "--store", str(tmp_path / "s"))
+    assert_one_line_error(result, "HTTP 401", "security_exception", "--user and --password")
+
+
+def test_a_target_that_is_not_a_search_cluster(tmp_path):
+    with http_server(200, "text/html", b"<html>hello</html>") as url:
+        result = shardlab("run", "systembase", "--target", url, "--store", str(tmp_path / "s"))
+    assert_one_line_error(result, url, "does not answer like OpenSearch or Elasticsearch")

@@ -155,9 +155,9 @@ def test_ctrl_c_keeps_what_was_measured(local_opensearch, tmp_path):
     assert summary is not None and '"count_matches": true' in summary
 
 
-def test_a_plan_the_engine_refuses_leaves_the_index_alone(local_opensearch, tmp_path):
-    # https passes the CLI's URL check but the engine does not speak TLS yet; the refusal
-    # must come before the index is dropped and recreated
+def test_a_refused_plan_leaves_the_index_alone(local_opensearch, tmp_path):
+    # an https node among the targets is refused before anything touches the index,
+    # even with --force
     url = local_opensearch.urls[0]
     client = ClusterClient([url])
     client.put("/systembase-kept", {"settings": {"number_of_replicas": 0}})

@@ -6,6 +6,7 @@ from shardlab.plan import (
     IndexSettings,
     LoadPlan,
     StopCondition,
+    check_index_name,
     parse_count,
     parse_duration_s,
     parse_refresh_interval,
@@ -87,3 +88,47 @@ def test_targets():
         parse_targets("a:9200")
     with pytest.raises(UsageError):
         parse_targets(" , ")
+
+
+@pytest.mark.parametrize(
+    "name", ["", "*", "_all", "a b", "Upper", "x?pretty", "-x", "+x", ".", "..", "a/b", "a" * 256]
+)
+def test_index_names_that_could_reach_other_indexes_are_refused(name):
+    with pytest.raises(UsageError) as caught:
+        check_index_name(name)
+    assert caught.value.subject == "--index"
+
+
+@pytest.mark.parametrize("name", ["systembase", "systembase-2", "logs.2016", "a%b", "ünïcode"])
+def test_plain_index_names_pass(name):
+    assert check_index_name(name) == name
+
+
+@pytest.mark.parametrize(
+    ("override", "option"),
+    [
+        ({"rate_per_s": float("nan")}, "--rate"),
+        ({"seed": -1}, "--seed"),
+        ({"engine_threads": 257}, "--threads"),
+        ({"interval_s": 1e-10}, "--interval"),
+        ({"clients": 100_001}, "--clients"),
+    ],
+)
+def test_plan_bounds_match_the_engine(override, option):
+    with pytest.raises(UsageError) as caught:
+        LoadPlan("systembase", "bulk", "systembase", IndexSettings(1, 0, "1s"), **override)
+    assert caught.value.subject == option
+
+
+def test_bulk_size_bounds():
+    with pytest.raises(UsageError, match="max_content_length"):
+        BulkSize(docs=None, bytes=101 * 1024**2)
+    with pytest.raises(UsageError):
+        BulkSize(docs=100_001)
+
+
+def test_targets_need_a_valid_port_and_plain_http():
+    with pytest.raises(UsageError, match="valid port"):
+        parse_targets("http://127.0.0.1:99999")
+    with pytest.raises(UsageError, match="TLS"):
+        parse_targets("https://10.0.0.4:9200")

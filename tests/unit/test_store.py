@@ -16,6 +16,7 @@ def interval(index: int, docs: int) -> IntervalRecord:
         service=Latency(count=docs // 1000, mean_ms=12.5, p50_ms=12.0, p99_ms=20.0, max_ms=21.0),
         response=Latency(count=docs // 1000, mean_ms=13.0),
         service_histogram=b"\x1c\x84\x93\x14",
+        response_histogram=b"\x1c\x85",
     )
 
 
@@ -68,3 +69,20 @@ def test_a_run_whose_process_died_reads_as_interrupted(tmp_path):
         assert run.status == "interrupted"
         assert len(store.intervals(run_id)) == 1
     assert os.path.exists(path)
+
+
+def test_a_version_1_store_is_migrated_and_keeps_its_runs(tmp_path):
+    path = tmp_path / "old.sqlite"
+    with Store(path) as store:
+        run_id = store.begin_run("systembase", "bulk", {}, {}, {})
+        store.add_interval(run_id, interval(0, 1000))
+    with sqlite3.connect(path) as db:  # make it look like a store written by schema 1
+        db.execute("ALTER TABLE intervals DROP COLUMN response_histogram")
+        db.execute("PRAGMA user_version = 1")
+    with Store(path) as store:
+        store.add_interval(run_id, interval(1, 2000))
+        series = store.intervals(run_id)
+    assert [i.counts.docs_acked for i in series] == [1000, 2000]
+    assert series[0].response_histogram == b"" and series[1].response_histogram == b"\x1c\x85"
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 2

@@ -68,8 +68,9 @@ def warnings_for(totals: RunTotals, index_check: IndexCheck | None) -> list[str]
         notes.append("no bulk request was answered: there is nothing to measure")
         return notes
     rejected_requests = counts.requests_http_429 + counts.requests_item_errors
-    if counts.docs_rejected and counts.docs_rejected >= REJECTION_WARN_FRACTION * counts.docs_sent:
-        share = counts.docs_rejected / counts.docs_sent
+    settled = counts.docs_settled
+    if counts.docs_rejected and counts.docs_rejected >= REJECTION_WARN_FRACTION * settled:
+        share = counts.docs_rejected / settled
         notes.append(
             f"{share:.1%} of documents were rejected (429, {rejected_requests} requests): the "
             "cluster, not the driver, is the limit; fewer clients find the error-free rate"

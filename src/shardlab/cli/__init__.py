@@ -13,6 +13,7 @@ import typer
 from shardlab import __version__
 from shardlab.cli import cluster, run, runs
 from shardlab.cli.common import console, err_console
+from shardlab.cluster.client import ClusterHTTPError
 from shardlab.errors import UsageError
 
 app = typer.Typer(
@@ -44,6 +45,7 @@ def _root(
 
 
 def _fail(message: str) -> None:
+    message = " ".join(message.split())  # one line, whatever the cluster put in its reason
     err_console.print(f"[red]error:[/] {message}", highlight=False, soft_wrap=True, markup=True)
     sys.exit(2)
 
@@ -54,6 +56,9 @@ def main() -> None:
         code = command.main(args=sys.argv[1:], prog_name="shardlab", standalone_mode=False)
     except UsageError as error:
         _fail(error.line().replace("[", "\\["))
+    except ClusterHTTPError as error:
+        hint = " (give --user and --password)" if error.status in (401, 403) else ""
+        _fail(f"{error}{hint}".replace("[", "\\["))
     except typer.TyperException as error:
         # the parser's own complaints (a word for --clients, an unknown option): one line too
         ctx = getattr(error, "ctx", None)

@@ -11,7 +11,6 @@ from shardlab.benchmark import run_benchmark
 from shardlab.cli.cluster import start_local_cluster
 from shardlab.cli.common import LabOption, StoreOption, console, open_store
 from shardlab.cluster.client import Auth, ClusterClient
-from shardlab.errors import UsageError
 from shardlab.plan import (
     BulkSize,
     IndexSettings,
@@ -70,8 +69,6 @@ def run(
     recreated before the run, but only if shardlab created it.
     """
     workload = workload_named(workload_name)
-    if bulk_bytes is not None and bulk_docs is not None:
-        raise UsageError("--bulk-docs/--bulk-bytes", None, "give one of the two, not both")
     if docs is not None and duration is None:
         stop = StopCondition(duration_s=None, docs=parse_count("--docs", docs))
     else:
@@ -79,21 +76,19 @@ def run(
             duration_s=parse_duration_s("--duration", duration or "60s"),
             docs=parse_count("--docs", docs) if docs else None,
         )
-    if retry not in ("none", "backoff"):
-        raise UsageError("--retry", retry, "is not a retry policy", "use none or backoff")
     plan = LoadPlan(
         workload=workload.name,
         variant=workload.check_variant(variant),
-        index=index or workload.default_index,
+        index=workload.default_index if index is None else index,
         index_settings=IndexSettings(shards, replicas, refresh.strip()),
         clients=clients,
         bulk=BulkSize(
-            docs=None if bulk_bytes else (bulk_docs or 1000),
+            docs=bulk_docs if bulk_docs is not None or bulk_bytes else 1000,
             bytes=parse_size_bytes("--bulk-bytes", bulk_bytes) if bulk_bytes else None,
         ),
         stop=stop,
         rate_per_s=rate,
-        retry=RetryPolicy(kind="backoff" if retry == "backoff" else "none"),
+        retry=RetryPolicy(kind=retry),  # type: ignore[arg-type]  # checked by RetryPolicy
         interval_s=parse_duration_s("--interval", interval),
         seed=seed,
         engine_threads=threads,
@@ -123,6 +118,9 @@ def run(
             console.print(f"[yellow]warning:[/] {warning}")
         console.print(f"stored as run {outcome.run_id} in {results.path}")
     if target is None:
-        console.print("the local cluster keeps running; `shardlab cluster down` stops it")
+        lab_option = "" if lab == "default" else f" --lab {lab}"
+        console.print(
+            f"the local cluster keeps running; `shardlab cluster down{lab_option}` stops it"
+        )
     if outcome.status == "interrupted":
         raise typer.Exit(130)

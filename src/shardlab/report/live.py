@@ -15,6 +15,7 @@ class LiveProgress:
 
     def __init__(self, plan: LoadPlan, console: Console) -> None:
         self._by_docs = plan.stop.duration_s is None
+        self._interval_s = plan.interval_s
         self._total = float((plan.stop.docs if self._by_docs else plan.stop.duration_s) or 0)
         self._sum = Counts()
         self._progress = Progress(
@@ -41,11 +42,16 @@ class LiveProgress:
             self._progress.start()
         counts = interval.counts
         self._sum = self._sum + counts
-        per_s = 1.0 / interval.duration_s if interval.duration_s > 0 else 0.0
+        done = self._sum.docs_sent if self._by_docs else interval.start_s + interval.duration_s
+        if interval.duration_s < 0.5 * self._interval_s:
+            # the drain after the stop: answers to requests sent earlier, over a sliver of
+            # time; its rate would overstate the run, so the bar keeps the last full one
+            self._progress.update(self._task, completed=min(done, self._total))
+            return
+        per_s = 1.0 / interval.duration_s
         line = (
             f"{counts.docs_acked * per_s:>9,.0f} docs/s  {counts.requests * per_s:>6,.1f} ops/s  "
             f"p50 {interval.service.p50_ms:,.0f} ms  p99 {interval.service.p99_ms:,.0f} ms  "
             f"errors {self._sum.requests_with_errors:,}"
         )
-        done = self._sum.docs_sent if self._by_docs else interval.start_s + interval.duration_s
         self._progress.update(self._task, completed=min(done, self._total), line=line)

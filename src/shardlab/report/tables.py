@@ -11,11 +11,8 @@ from shardlab.results import ErrorKind, IntervalRecord
 from shardlab.store import StoredRun
 
 
-def _ms(value: float) -> str:
-    return f"{value:,.1f}" if value < 100 else f"{value:,.0f}"
-
-
-def _rate(value: float) -> str:
+def _num(value: float) -> str:
+    """One decimal below 100, none above: 12.5 ms, 181 ms, 44,134 docs/s."""
     return f"{value:,.1f}" if value < 100 else f"{value:,.0f}"
 
 
@@ -38,15 +35,15 @@ def summary_table(summary: RunSummary, title: str) -> Table:
         table.add_column(header, justify="right")
     table.add_row(
         f"{summary.samples:,}",
-        _ms(summary.avg_response_ms),
-        _rate(summary.ops_per_s),
+        _num(summary.avg_response_ms),
+        _num(summary.ops_per_s),
         f"{summary.errors:,}",
         f"{summary.error_rate:.2%}",
-        _rate(summary.docs_per_s),
-        _ms(summary.p50_ms),
-        _ms(summary.p90_ms),
-        _ms(summary.p99_ms),
-        _ms(summary.max_ms),
+        _num(summary.docs_per_s),
+        _num(summary.p50_ms),
+        _num(summary.p90_ms),
+        _num(summary.p99_ms),
+        _num(summary.max_ms),
     )
     return table
 
@@ -89,8 +86,8 @@ def runs_table(runs: list[StoredRun]) -> Table:
             f"{settings.get('shards')}/{settings.get('replicas')}/{settings.get('refresh_interval')}",
             str(run.plan.get("clients", "")),
             f"{summary['samples']:,}" if summary else "-",
-            _rate(summary["docs_per_s"]) if summary else "-",
-            _ms(summary["avg_response_ms"]) if summary else "-",
+            _num(summary["docs_per_s"]) if summary else "-",
+            _num(summary["avg_response_ms"]) if summary else "-",
             f"{summary['error_rate']:.2%}" if summary else "-",
         )
     return table
@@ -98,18 +95,29 @@ def runs_table(runs: list[StoredRun]) -> Table:
 
 def intervals_table(intervals: list[IntervalRecord]) -> Table:
     table = Table(title="per interval", title_justify="left")
-    for header in ("t (s)", "requests", "docs/s", "p50 ms", "p99 ms", "max ms", "429", "errors"):
+    for header in (
+        "end (s)",
+        "length (s)",
+        "requests",
+        "docs/s",
+        "p50 ms",
+        "p99 ms",
+        "max ms",
+        "429",
+        "errors",
+    ):
         table.add_column(header, justify="right")
     for interval in intervals:
         counts = interval.counts
         per_s = 1.0 / interval.duration_s if interval.duration_s > 0 else 0.0
         table.add_row(
-            f"{interval.start_s + interval.duration_s:.0f}",
+            f"{interval.start_s + interval.duration_s:.1f}",
+            f"{interval.duration_s:.2f}",
             f"{counts.requests:,}",
-            _rate(counts.docs_acked * per_s),
-            _ms(interval.service.p50_ms),
-            _ms(interval.service.p99_ms),
-            _ms(interval.service.max_ms),
+            _num(counts.docs_acked * per_s),
+            _num(interval.service.p50_ms),
+            _num(interval.service.p99_ms),
+            _num(interval.service.max_ms),
             f"{counts.docs_rejected:,}",
             f"{counts.requests_with_errors:,}",
         )

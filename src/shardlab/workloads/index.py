@@ -8,6 +8,7 @@ each test run"); an existing index without the mark stops the run unless `--forc
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 from shardlab.cluster.client import ClusterClient, ClusterHTTPError
 from shardlab.errors import UsageError
@@ -25,34 +26,41 @@ def owned_by_shardlab(mapping_response: dict[str, Any], index: str) -> bool:
     return True
 
 
+def index_path(index: str) -> str:
+    """The index as a URL path segment (names are checked in the plan; this also escapes
+    the characters OpenSearch allows but URLs do not, such as % and &)."""
+    return "/" + quote(index, safe="")
+
+
 def recreate_index(
     client: ClusterClient, index: str, body: dict[str, Any], force: bool = False
 ) -> bool:
     """Drop `index` if shardlab owns it (or force), then create it. Returns True if dropped."""
+    path = index_path(index)
     dropped = False
-    if client.exists(f"/{index}"):
-        if not force and not owned_by_shardlab(client.get(f"/{index}/_mapping"), index):
+    if client.exists(path):
+        if not force and not owned_by_shardlab(client.get(f"{path}/_mapping"), index):
             raise UsageError(
                 "index",
                 index,
                 "exists and was not created by shardlab, so it was left alone",
                 "pick another name with --index, or pass --force to drop it",
             )
-        client.delete(f"/{index}")
+        client.delete(path)
         dropped = True
     try:
-        client.put(f"/{index}", body)
+        client.put(path, body)
     except ClusterHTTPError as error:
         raise UsageError("index", index, f"could not be created: {error.reason()}") from None
-    client.get(f"/_cluster/health/{index}?wait_for_status=yellow&timeout=60s", timeout_s=90)
+    client.get(f"/_cluster/health{path}?wait_for_status=yellow&timeout=60s", timeout_s=90)
     return dropped
 
 
 def count_after_refresh(client: ClusterClient, index: str) -> int:
-    client.post(f"/{index}/_refresh")
-    response = client.get(f"/{index}/_count")
+    client.post(f"{index_path(index)}/_refresh")
+    response = client.get(f"{index_path(index)}/_count")
     return int(response["count"])
 
 
 def unassigned_shards(client: ClusterClient, index: str) -> int:
-    return int(client.get(f"/_cluster/health/{index}")["unassigned_shards"])
+    return int(client.get(f"/_cluster/health{index_path(index)}")["unassigned_shards"])

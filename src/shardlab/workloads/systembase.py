@@ -8,6 +8,9 @@ actually sends (0..4). `data1`/`data2` exist only in the `bigbulk` variant (Bulk
 closest to 2016's stored-only strings, so the variant measures moving large documents, not
 indexing 12 KB terms. Documents themselves are generated in Rust (crates/engine,
 generate/systembase.rs), with the seed's value sets and ranges.
+
+A bulk holds exactly --bulk-docs documents, 1000 by default as the seed's text says; its
+Java loop (`for (int i=1; i < itemsPerInsert; i++)`) actually sent 999.
 """
 
 from __future__ import annotations
