@@ -58,7 +58,7 @@ class Counters:
         """Requests answered with any other non-2xx status."""
     @property
     def requests_transport(self) -> int:
-        """Requests that got no HTTP answer (refused, reset, timed out)."""
+        """Requests that got no HTTP answer (refused, reset, timed out, TLS handshake failed)."""
     @property
     def docs_sent(self) -> int:
         """Documents sent, counting each retry again."""

@@ -29,6 +29,7 @@ from shardlab.workloads.index import count_after_refresh, recreate_index, unassi
 def target_record(target: Target) -> dict[str, Any]:
     record = asdict(target)
     record.pop("password")  # never stored
+    record["ca_file"] = str(target.ca_file) if target.ca_file else None
     return record
 
 

@@ -61,6 +61,10 @@ def engine_spec(plan: LoadPlan, target: Target, workload: Workload) -> dict[str,
         "threads": plan.engine_threads,
         "request_timeout_s": plan.request_timeout_s,
         "drain_timeout_s": DRAIN_TIMEOUT_S,
+        "tls": {
+            "verify": target.verify_tls,
+            "ca_file": str(target.ca_file) if target.ca_file else None,
+        },
     }
 
 

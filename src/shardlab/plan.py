@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 from shardlab.errors import UsageError
@@ -93,13 +94,6 @@ def parse_targets(text: str) -> tuple[str, ...]:
             )
         if match.group(2) and not 1 <= int(match.group(2)) <= 65535:
             raise UsageError("--target", url, "has no valid port", "ports run from 1 to 65535")
-        if match.group(1) == "https":
-            raise UsageError(
-                "--target",
-                url,
-                "uses TLS, which the load engine does not speak yet",
-                "target the node's plain HTTP port",
-            )
     return urls
 
 
@@ -237,3 +231,9 @@ class Target:
     lab: str | None = None
     user: str | None = None
     password: str | None = field(default=None, repr=False)
+    ca_file: Path | None = None  # trusted besides the system's CAs, for https targets
+    verify_tls: bool = True  # False: accept any certificate (a lab's self-signed one)
+
+    def __post_init__(self) -> None:
+        if self.ca_file is not None and not self.ca_file.is_file():
+            raise UsageError("--ca-cert", self.ca_file, "is not a file", "give a PEM file")

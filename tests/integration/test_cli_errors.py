@@ -43,7 +43,7 @@ def assert_one_line_error(result, *fragments):
         (["--bulk-bytes", "10gb"], ["--bulk-bytes", "max_content_length"]),
         (["--bulk-docs", "10", "--bulk-bytes", "1mb"], ["not both"]),
         (["--target", "http://127.0.0.1:99999"], ["valid port"]),
-        (["--target", "https://127.0.0.1:9200"], ["TLS"]),
+        (["--password", "x"], ["--password", "needs --user"]),
     ],
 )
 def test_bad_options(args, fragments, tmp_path):

@@ -158,7 +158,10 @@ def test_transport_errors_are_counted() -> None:
     [
         ({"clients": 0}, "clients: must be at least 1"),
         ({"bulk": {"docs": "x"}}, 'bulk.docs: invalid type: string "x", expected u64'),
-        ({"targets": ["https://127.0.0.1:9200"]}, "targets[0]: https is not supported yet"),
+        (
+            {"targets": ["ftp://127.0.0.1:9200"]},
+            "targets[0]: expected http://host:port or https://host:port",
+        ),
         ({"stop": {"duration_s": None, "docs": None}}, "stop: set duration_s, docs, or both"),
         ({"surprise": 1}, "unknown field `surprise`"),
         ({"interval_s": 0.0}, "interval_s: "),

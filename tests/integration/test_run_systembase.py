@@ -156,7 +156,7 @@ def test_ctrl_c_keeps_what_was_measured(local_opensearch, tmp_path):
 
 
 def test_a_refused_plan_leaves_the_index_alone(local_opensearch, tmp_path):
-    # an https node among the targets is refused before anything touches the index,
+    # a CA file that does not exist is refused before anything touches the index,
     # even with --force
     url = local_opensearch.urls[0]
     client = ClusterClient([url])
@@ -166,13 +166,15 @@ def test_a_refused_plan_leaves_the_index_alone(local_opensearch, tmp_path):
         "systembase",
         "--target",
         f"{url},https://127.0.0.1:9",
+        "--ca-cert",
+        str(tmp_path / "missing-ca.pem"),
         "--index",
         "systembase-kept",
         "--force",
         *store_arg(tmp_path),
     )
     assert result.returncode == 2, result.stdout
-    assert "https" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert "--ca-cert" in result.stderr and len(result.stderr.strip().splitlines()) == 1
     assert client.exists("/systembase-kept")
     assert "created_by" not in str(client.get("/systembase-kept/_mapping"))
     client.delete("/systembase-kept")

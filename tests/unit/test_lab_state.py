@@ -7,35 +7,21 @@ from pathlib import Path
 
 import pytest
 
-from shardlab.cluster.lab_state import STATE_FILE, ClusterState, NodeState, read_record
+from shardlab.cluster.lab_state import STATE_FILE, read_record
 from shardlab.cluster.local import LocalCluster
 from shardlab.errors import UsageError
 
-
-def a_record(directory: Path) -> ClusterState:
-    node = NodeState("node-1", None, 9200, 9300, ("cluster_manager",), directory / "node-1", 512)
-    return ClusterState(
-        lab="default",
-        flavor="opensearch",
-        version="2.19.1",
-        cluster_name="shardlab-default",
-        distribution_home=Path("/d/opensearch-2.19.1"),
-        java_home=Path("/usr/lib/jvm/java-17"),
-        java_version="17.0.15",
-        run_as_user="shardlab",
-        started_at="2026-01-01T00:00:00+00:00",
-        nodes=(node,),
-    )
+from .lab_records import recorded_state
 
 
 def without_nodes(directory: Path) -> str:
-    record = json.loads(a_record(directory).to_json())
+    record = json.loads(recorded_state(directory).to_json())
     del record["nodes"]
     return json.dumps(record)
 
 
 def with_string_pid(directory: Path) -> str:
-    record = json.loads(a_record(directory).to_json())
+    record = json.loads(recorded_state(directory).to_json())
     record["nodes"][0]["pid"] = "1234"
     return json.dumps(record)
 
@@ -72,8 +58,8 @@ def test_invalid_utf8_is_named(tmp_path):
 
 def test_no_file_is_no_record_and_a_record_round_trips(tmp_path):
     assert read_record(tmp_path) is None
-    (tmp_path / STATE_FILE).write_text(a_record(tmp_path).to_json())
-    assert read_record(tmp_path) == a_record(tmp_path)
+    (tmp_path / STATE_FILE).write_text(recorded_state(tmp_path).to_json())
+    assert read_record(tmp_path) == recorded_state(tmp_path)
 
 
 def test_every_lab_command_reports_a_corrupt_record(tmp_path, monkeypatch):

@@ -16,7 +16,7 @@ import pytest
 
 from shardlab.cluster.distribution import ELASTICSEARCH, OPENSEARCH
 from shardlab.cluster.java import find_java, major_of, parse_java_version
-from shardlab.cluster.local import ClusterState, LocalCluster, NodeState
+from shardlab.cluster.local import ClusterState, LocalCluster
 from shardlab.cluster.node_config import (
     choose_ports,
     default_heap_mb,
@@ -27,6 +27,8 @@ from shardlab.cluster.node_config import (
 )
 from shardlab.cluster.node_process import summarize_log
 from shardlab.errors import UsageError
+
+from .lab_records import recorded_state
 
 GB = 1024**3
 
@@ -225,24 +227,6 @@ def test_log_summary_is_the_root_cause():
     )
     assert summarize_log("") == "(empty log)"
     assert summarize_log("error:\nsomething else went on\n") == "something else went on"
-
-
-def recorded_state(directory: Path, pid: int | None, http_port: int = 9200) -> ClusterState:
-    node = NodeState(
-        "node-1", pid, http_port, 9300, ("cluster_manager", "data"), directory / "node-1", 512
-    )
-    return ClusterState(
-        lab="default",
-        flavor="opensearch",
-        version="2.19.1",
-        cluster_name="shardlab-default",
-        distribution_home=Path("/d/opensearch-2.19.1"),
-        java_home=Path("/usr/lib/jvm/java-17-openjdk-amd64"),
-        java_version="17.0.15",
-        run_as_user="shardlab",
-        started_at="2026-01-01T00:00:00+00:00",
-        nodes=(node,),
-    )
 
 
 class _AnswersLikeANode(BaseHTTPRequestHandler):

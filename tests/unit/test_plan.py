@@ -127,8 +127,7 @@ def test_bulk_size_bounds():
         BulkSize(docs=100_001)
 
 
-def test_targets_need_a_valid_port_and_plain_http():
+def test_targets_need_a_valid_port():
     with pytest.raises(UsageError, match="valid port"):
         parse_targets("http://127.0.0.1:99999")
-    with pytest.raises(UsageError, match="TLS"):
-        parse_targets("https://10.0.0.4:9200")
+    assert parse_targets("https://10.0.0.4:9200") == ("https://10.0.0.4:9200",)

@@ -1,14 +1,20 @@
-//! One keep-alive HTTP/1.1 connection per client (hyper). Connects lazily, and after any
-//! transport error drops the connection so the next request reconnects.
+//! One keep-alive HTTP/1.1 connection per client (hyper), over TCP or, for https targets,
+//! TLS (rustls). Connects lazily, and after any transport error drops the connection so the
+//! next request reconnects.
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::SendRequest;
 use hyper::header::{HeaderName, HeaderValue, CONTENT_TYPE, HOST};
+use hyper::rt::{Read, Write};
 use hyper::{HeaderMap, Method, Request};
 use hyper_util::rt::TokioIo;
+use rustls::pki_types::ServerName;
+use rustls::ClientConfig;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpStream;
+use tokio_rustls::TlsConnector;
 
 /// The fixed parts of every request to one target.
 #[derive(Debug, Clone)]
@@ -52,16 +58,35 @@ pub struct Answer {
     pub body: Bytes,
 }
 
+/// How an https target is reached: the run's client config and the name to verify.
+#[derive(Clone)]
+pub struct TlsTarget {
+    connector: TlsConnector,
+    name: ServerName<'static>,
+}
+
+impl TlsTarget {
+    pub fn new(config: Arc<ClientConfig>, name: ServerName<'static>) -> TlsTarget {
+        TlsTarget {
+            connector: TlsConnector::from(config),
+            name,
+        }
+    }
+}
+
 pub struct Connection {
     template: RequestTemplate,
+    /// None: plain http.
+    tls: Option<TlsTarget>,
     sender: Option<SendRequest<Full<Bytes>>>,
     timeout: Duration,
 }
 
 impl Connection {
-    pub fn new(template: RequestTemplate, timeout: Duration) -> Connection {
+    pub fn new(template: RequestTemplate, tls: Option<TlsTarget>, timeout: Duration) -> Connection {
         Connection {
             template,
+            tls,
             sender: None,
             timeout,
         }
@@ -99,14 +124,19 @@ impl Connection {
                 .await
                 .map_err(|e| fail("connect", &e))?;
             stream.set_nodelay(true).map_err(|e| fail("connect", &e))?;
-            let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-                .await
-                .map_err(|e| fail("handshake", &e))?;
-            tokio::spawn(async move {
-                // Ends when the sender is dropped or the peer closes; errors surface on the
-                // request side.
-                let _ = conn.await;
-            });
+            // Only the transport differs; the request below is the same for both.
+            let sender = match &self.tls {
+                None => handshake(TokioIo::new(stream)).await,
+                Some(tls) => {
+                    let stream = tls
+                        .connector
+                        .connect(tls.name.clone(), stream)
+                        .await
+                        .map_err(|e| fail("tls handshake", &e))?;
+                    handshake(TokioIo::new(stream)).await
+                }
+            }
+            .map_err(|e| fail("handshake", &e))?;
             self.sender = Some(sender);
         }
         let sender = self.sender.as_mut().expect("connected above");
@@ -129,4 +159,19 @@ impl Connection {
             .to_bytes();
         Ok(Answer { status, body })
     }
+}
+
+/// The HTTP/1.1 handshake over any transport; the connection runs on its own task. Generic
+/// (not boxed), so plain http pays nothing for TLS existing.
+async fn handshake<T>(io: T) -> Result<SendRequest<Full<Bytes>>, hyper::Error>
+where
+    T: Read + Write + Unpin + Send + 'static,
+{
+    let (sender, conn) = hyper::client::conn::http1::handshake(io).await?;
+    tokio::spawn(async move {
+        // Ends when the sender is dropped or the peer closes; errors surface on the request
+        // side.
+        let _ = conn.await;
+    });
+    Ok(sender)
 }

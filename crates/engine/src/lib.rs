@@ -12,6 +12,7 @@ pub mod run;
 pub mod schedule;
 pub mod sink;
 pub mod spec;
+pub mod tls;
 
 pub use histogram::LatencySummary;
 pub use interval::{Counters, ErrorSample, Interval};

@@ -5,7 +5,7 @@
 use crate::bulk::{DocBudget, ErrorEvent};
 use crate::client::Client;
 use crate::histogram::LatencySummary;
-use crate::http::{Connection, RequestTemplate};
+use crate::http::{Connection, RequestTemplate, TlsTarget};
 use crate::interval::{Counters, ErrorLog, ErrorSample, Interval, Record, SharedRecord};
 use crate::spec::{Spec, SpecError};
 use std::any::Any;
@@ -374,11 +374,16 @@ async fn run(spec: Arc<Spec>, shared: Arc<Shared>, tx: mpsc::Sender<Interval>) -
         records.push(record.clone());
         let target = &targets[i as usize % targets.len()];
         let template = RequestTemplate::new(&target.authority, &spec.bulk_path, &spec.headers);
+        let tls = target.tls_name.as_ref().map(|name| {
+            let config = spec.tls_config.clone().expect("compiled for https targets");
+            TlsTarget::new(config, name.clone())
+        });
+        let timeout = Duration::from_secs_f64(spec.request_timeout_s);
         let client = Client {
             spec: spec.clone(),
             shared: shared.clone(),
             record,
-            conn: Connection::new(template, Duration::from_secs_f64(spec.request_timeout_s)),
+            conn: Connection::new(template, tls, timeout),
         };
         clients.spawn(client.run(i, start));
     }

@@ -7,17 +7,17 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::TcpListener;
 use tokio::sync::watch;
 
 /// The item for each document, shaped like a real OpenSearch answer.
 const ITEM: &[u8] = br#"{"index":{"_index":"sink","_id":"0","_version":1,"result":"created","_shards":{"total":1,"successful":1,"failed":0},"_seq_no":0,"_primary_term":1,"status":201}}"#;
 
 #[derive(Default)]
-struct Stats {
-    requests: AtomicU64,
-    docs: AtomicU64,
+pub(crate) struct Stats {
+    pub(crate) requests: AtomicU64,
+    pub(crate) docs: AtomicU64,
 }
 
 pub struct NullSink {
@@ -120,8 +120,12 @@ fn content_length(head: &[u8]) -> Option<usize> {
     Some(0)
 }
 
-/// Serve one keep-alive connection until the peer closes it.
-async fn serve(mut stream: TcpStream, stats: Arc<Stats>) -> io::Result<()> {
+/// Serve one keep-alive connection until the peer closes it (over TCP here; over TLS too in
+/// the TLS tests).
+pub(crate) async fn serve<S>(mut stream: S, stats: Arc<Stats>) -> io::Result<()>
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
     let mut items: Vec<u8> = Vec::new(); // ITEM,ITEM,... grown on demand, reused
     let mut head = Vec::with_capacity(1 << 16);

@@ -3,8 +3,11 @@
 //! Parsing and validation happen once, before any connection opens. Every error names the
 //! field path (`bulk.docs: ...`, `targets[0]: ...`) so the user can find what to fix.
 
+use rustls::pki_types::ServerName;
+use rustls::ClientConfig;
 use serde::Deserialize;
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// An invalid spec; the message starts with the field path.
@@ -48,6 +51,37 @@ pub struct Spec {
     pub threads: u32,
     pub request_timeout_s: f64,
     pub drain_timeout_s: f64,
+    #[serde(default)]
+    pub tls: TlsSpec,
+    /// Compiled from `tls` by `from_json` when some target is https (not part of the JSON).
+    #[serde(skip)]
+    pub tls_config: Option<Arc<ClientConfig>>,
+}
+
+/// `tls`: how https targets are verified. Optional; the default verifies against the system
+/// roots.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TlsSpec {
+    /// false: accept any certificate (a lab's self-signed one); see tls.rs.
+    #[serde(default = "yes")]
+    pub verify: bool,
+    /// A PEM file of CA certificates trusted besides the system roots.
+    #[serde(default)]
+    pub ca_file: Option<String>,
+}
+
+impl Default for TlsSpec {
+    fn default() -> Self {
+        TlsSpec {
+            verify: true,
+            ca_file: None,
+        }
+    }
+}
+
+fn yes() -> bool {
+    true
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -106,18 +140,20 @@ pub enum RetrySpec {
     },
 }
 
-/// One `http://host:port` target, split once.
+/// One `http://host:port` or `https://host:port` target, split once.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
     /// `host:port`, for connecting and for the Host header.
     pub authority: String,
+    /// https only: the name the server's certificate must match (a DNS name or an IP address).
+    pub tls_name: Option<ServerName<'static>>,
 }
 
 impl Spec {
     /// Parse and validate. The error names the field path.
     pub fn from_json(json: &str) -> Result<Spec, SpecError> {
         let de = &mut serde_json::Deserializer::from_str(json);
-        let spec: Spec = serde_path_to_error::deserialize(de).map_err(|e| {
+        let mut spec: Spec = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
             if path == "." {
@@ -127,7 +163,19 @@ impl Spec {
             }
         })?;
         spec.validate()?;
+        spec.compile_tls()?;
         Ok(spec)
+    }
+
+    /// Build the TLS client config once, here, so that a bad `tls.ca_file` fails before any
+    /// connection opens. Without https targets a given `ca_file` is still checked.
+    fn compile_tls(&mut self) -> Result<(), SpecError> {
+        if self.targets.iter().any(|t| t.starts_with("https://")) {
+            self.tls_config = Some(crate::tls::client_config(&self.tls)?);
+        } else if let Some(path) = &self.tls.ca_file {
+            crate::tls::read_ca_file(path)?;
+        }
+        Ok(())
     }
 
     fn validate(&self) -> Result<(), SpecError> {
@@ -265,18 +313,19 @@ fn strip_position(msg: &str) -> String {
     }
 }
 
-/// `http://host:port[/]` -> `host:port` (port defaults to 80).
+/// `http://host:port[/]` -> `host:port` (port defaults to 80; 443 for https).
 fn parse_target(url: &str) -> Result<Target, String> {
-    let rest = if let Some(rest) = url.strip_prefix("http://") {
-        rest
-    } else if url.starts_with("https://") {
-        return Err("https is not supported yet".into());
+    let expected = || format!("expected http://host:port or https://host:port, got {url:?}");
+    let (rest, tls, default_port) = if let Some(rest) = url.strip_prefix("http://") {
+        (rest, false, "80")
+    } else if let Some(rest) = url.strip_prefix("https://") {
+        (rest, true, "443")
     } else {
-        return Err(format!("expected http://host:port, got {url:?}"));
+        return Err(expected());
     };
     let rest = rest.strip_suffix('/').unwrap_or(rest);
     if rest.is_empty() || rest.contains(['/', '?', '#', '@', ' ']) {
-        return Err(format!("expected http://host:port, got {url:?}"));
+        return Err(expected());
     }
     // `[v6]:port`, `[v6]`, `host:port` or `host`.
     let (host, port) = match rest.rfind(':') {
@@ -286,8 +335,23 @@ fn parse_target(url: &str) -> Result<Target, String> {
     if host.is_empty() || port.is_some_and(|p| p.parse::<u16>().is_err()) {
         return Err(format!("bad host or port in {url:?}"));
     }
-    let authority = format!("{host}:{}", port.unwrap_or("80"));
-    Ok(Target { authority })
+    let authority = format!("{host}:{}", port.unwrap_or(default_port));
+    let tls_name = if tls {
+        // `[::1]` -> `::1`; an IP address becomes ServerName::IpAddress.
+        let bare = host
+            .strip_prefix('[')
+            .and_then(|h| h.strip_suffix(']'))
+            .unwrap_or(host);
+        let name = ServerName::try_from(bare.to_string())
+            .map_err(|_| format!("{bare:?} is not a valid TLS server name (in {url:?})"))?;
+        Some(name)
+    } else {
+        None
+    };
+    Ok(Target {
+        authority,
+        tls_name,
+    })
 }
 
 #[cfg(test)]
@@ -340,6 +404,42 @@ mod tests {
     }
 
     #[test]
+    fn https_targets_are_accepted() {
+        let mut v = good();
+        v["targets"] = json!([
+            "https://es1:9200",
+            "http://es2",
+            "https://[::1]/",
+            "https://10.0.0.1"
+        ]);
+        let s = Spec::from_json(&v.to_string()).unwrap();
+        assert_eq!(s.tls, TlsSpec::default());
+        assert!(s.tls.verify && s.tls.ca_file.is_none());
+        let t = s.parsed_targets();
+        let authorities: Vec<&str> = t.iter().map(|t| t.authority.as_str()).collect();
+        assert_eq!(
+            authorities,
+            ["es1:9200", "es2:80", "[::1]:443", "10.0.0.1:443"]
+        );
+        let name = |i: usize| t[i].tls_name.clone();
+        assert_eq!(name(0), Some(ServerName::try_from("es1").unwrap()));
+        assert_eq!(name(1), None);
+        assert!(matches!(name(2), Some(ServerName::IpAddress(_))));
+        assert!(matches!(name(3), Some(ServerName::IpAddress(_))));
+        let config = s.tls_config.expect("built for https targets");
+        assert_eq!(config.alpn_protocols, [b"http/1.1".to_vec()]);
+        // http only: nothing to build
+        assert!(Spec::from_json(&good().to_string())
+            .unwrap()
+            .tls_config
+            .is_none());
+        // verify: false builds too
+        v["tls"] = json!({"verify": false, "ca_file": null});
+        let s = Spec::from_json(&v.to_string()).unwrap();
+        assert!(!s.tls.verify && s.tls_config.is_some());
+    }
+
+    #[test]
     fn messages_name_the_field() {
         assert_eq!(
             error_of(|v| v["clients"] = json!(0)),
@@ -350,9 +450,19 @@ mod tests {
             "bulk.docs: invalid type: string \"x\", expected u64"
         );
         assert_eq!(
-            error_of(|v| v["targets"] = json!(["https://a:9200"])),
-            "targets[0]: https is not supported yet"
+            error_of(|v| v["targets"] = json!(["ftp://a:9200"])),
+            "targets[0]: expected http://host:port or https://host:port, got \"ftp://a:9200\""
         );
+        assert_eq!(
+            error_of(|v| v["targets"] = json!(["http://a", "https://a:99999"])),
+            "targets[1]: bad host or port in \"https://a:99999\""
+        );
+        let e = error_of(|v| v["tls"] = json!({"verify": true, "bogus": 1}));
+        assert!(e.starts_with("tls.bogus: unknown field `bogus`"), "{e}");
+        let e = error_of(|v| v["tls"] = json!({"verify": "no"}));
+        assert!(e.starts_with("tls.verify: invalid type"), "{e}");
+        let e = error_of(|v| v["tls"] = json!({"ca_file": 3}));
+        assert!(e.starts_with("tls.ca_file: invalid type"), "{e}");
         assert!(error_of(|v| v["targets"][0] = json!(3)).starts_with("targets[0]: invalid type"));
         assert!(error_of(|v| v["bogus"] = json!(1)).contains("unknown field `bogus`"));
         let e = error_of(|v| v["bulk"]["extra"] = json!(1));

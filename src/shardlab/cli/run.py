@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -10,7 +11,8 @@ from shardlab.analysis.summary import summarize
 from shardlab.benchmark import run_benchmark
 from shardlab.cli.cluster import start_local_cluster
 from shardlab.cli.common import LabOption, StoreOption, console, open_store
-from shardlab.cluster.client import Auth, ClusterClient
+from shardlab.cluster.client import ClusterClient
+from shardlab.errors import UsageError
 from shardlab.plan import (
     BulkSize,
     IndexSettings,
@@ -52,6 +54,12 @@ def run(
     ] = None,
     user: Annotated[str | None, Opt(help="Basic-auth user for --target.")] = None,
     password: Annotated[str | None, Opt(envvar="SHARDLAB_PASSWORD", help="Its password.")] = None,
+    ca_cert: Annotated[
+        Path | None, Opt(help="PEM file of a CA to trust for https targets, besides the system's.")
+    ] = None,
+    insecure: Annotated[
+        bool, Opt(help="Accept any certificate from https targets (a lab's self-signed one).")
+    ] = False,
     index: Annotated[str | None, Opt(help="Index name [default: the workload's].")] = None,
     force: Annotated[bool, Opt(help="Drop the index even if shardlab did not create it.")] = False,
     retry: Annotated[str, Opt(help="none (count errors, as the seeds) or backoff.")] = "none",
@@ -69,6 +77,8 @@ def run(
     recreated before the run, but only if shardlab created it.
     """
     workload = workload_named(workload_name)
+    if password is not None and user is None:
+        raise UsageError("--password", "(hidden)", "needs --user")
     if docs is not None and duration is None:
         stop = StopCondition(duration_s=None, docs=parse_count("--docs", docs))
     else:
@@ -97,8 +107,15 @@ def run(
         state = start_local_cluster(lab)
         load_target = Target(urls=tuple(state.urls), kind="local", lab=lab)
     else:
-        load_target = Target(parse_targets(target), "remote", user=user, password=password)
-    client = ClusterClient(list(load_target.urls), Auth(user, password or "") if user else None)
+        load_target = Target(
+            parse_targets(target),
+            "remote",
+            user=user,
+            password=password,
+            ca_file=ca_cert,
+            verify_tls=not insecure,
+        )
+    client = ClusterClient.for_target(load_target)
 
     with open_store(store) as results:
         console.print(

@@ -12,9 +12,11 @@ import ssl
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from shardlab.errors import UsageError
+from shardlab.plan import Target
 
 
 class ClusterHTTPError(Exception):
@@ -57,13 +59,28 @@ class ClusterClient:
         auth: Auth | None = None,
         timeout_s: float = 30.0,
         verify_tls: bool = True,
+        ca_file: Path | None = None,
     ) -> None:
         if not urls:
             raise UsageError("--target", "", "needs at least one URL")
         self.urls = [url.rstrip("/") for url in urls]
         self.auth = auth
         self.timeout_s = timeout_s
-        self._ssl = None if verify_tls else ssl._create_unverified_context()
+        if not verify_tls:
+            self._ssl: ssl.SSLContext | None = ssl._create_unverified_context()
+        elif ca_file is not None:
+            self._ssl = ssl.create_default_context()
+            try:
+                self._ssl.load_verify_locations(cafile=str(ca_file))
+            except (OSError, ssl.SSLError) as error:
+                raise UsageError("--ca-cert", ca_file, f"cannot be loaded ({error})") from None
+        else:
+            self._ssl = None  # urllib's default: the system's CAs
+
+    @classmethod
+    def for_target(cls, target: Target) -> ClusterClient:
+        auth = Auth(target.user, target.password or "") if target.user else None
+        return cls(list(target.urls), auth, verify_tls=target.verify_tls, ca_file=target.ca_file)
 
     @property
     def url(self) -> str:
@@ -94,6 +111,13 @@ class ClusterClient:
             raise ClusterHTTPError(method, url, error.code, _decode(raw)) from None
         except (urllib.error.URLError, OSError) as error:
             reason = getattr(error, "reason", error)
+            if isinstance(reason, ssl.SSLCertVerificationError):
+                raise UsageError(
+                    "--target",
+                    self.url,
+                    f"presented a certificate that is not trusted ({reason.verify_message})",
+                    "give its CA with --ca-cert FILE, or --insecure for a lab's own certificate",
+                ) from None
             raise UsageError(
                 "--target",
                 self.url,
