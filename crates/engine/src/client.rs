@@ -5,8 +5,8 @@ use crate::bulk::{classify, Bulk, BulkBuilder, Classified, ErrorEvent, RequestOu
 use crate::generate::source_for;
 use crate::http::Connection;
 use crate::interval::{Attempt, SharedRecord};
-use crate::run::{lock, RunBudget, Shared};
 use crate::schedule::Schedule;
+use crate::shared::{lock, RunBudget, Shared};
 use crate::spec::{RetrySpec, Spec};
 use std::sync::atomic::Ordering::AcqRel;
 use std::sync::Arc;

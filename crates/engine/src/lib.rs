@@ -10,8 +10,10 @@ pub mod interval;
 mod rng;
 pub mod run;
 pub mod schedule;
+mod shared;
 pub mod sink;
 pub mod spec;
+mod supervise;
 pub mod tls;
 
 pub use histogram::LatencySummary;

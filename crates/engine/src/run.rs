@@ -1,24 +1,20 @@
-//! The runner: one tokio task per client (see client.rs), a collector that
-//! swaps the workers' interval records every interval, and stop/drain handling. Runs on its
-//! own thread; the caller polls `next_interval` and finally calls `finish`.
+//! The runner: the public lifecycle of one run (`new`, `start`, `next_interval`, `stop`,
+//! `finish`), its errors and totals. The run itself is supervised on its own thread (see
+//! supervise.rs); the caller polls `next_interval` and finally calls `finish`.
 
-use crate::bulk::{DocBudget, ErrorEvent};
-use crate::client::Client;
 use crate::histogram::LatencySummary;
-use crate::http::{Connection, RequestTemplate, TlsTarget};
-use crate::interval::{Counters, ErrorLog, ErrorSample, Interval, Record, SharedRecord};
+use crate::interval::{Counters, ErrorSample, Interval};
+use crate::shared::{lock, Shared};
 use crate::spec::{Spec, SpecError};
+use crate::supervise;
 use std::any::Any;
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering::*};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::*};
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
-use tokio::sync::watch;
-use tokio::task::JoinSet;
-use tokio::time::sleep_until;
+use std::time::Duration;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EngineError {
@@ -75,93 +71,6 @@ pub struct Totals {
     pub errors: Vec<ErrorSample>,
 }
 
-/// State shared by the caller, the collector and the clients.
-pub(crate) struct Shared {
-    pub(crate) stop_tx: watch::Sender<bool>,
-    stopping: AtomicBool,
-    stopped_by: AtomicU8,
-    /// The doc budget, when the run stops after a number of docs.
-    docs: Option<DocsBudget>,
-    /// Bulks (with their retries) started and not yet finished.
-    pub(crate) in_flight: AtomicU64,
-    pub(crate) errors: Mutex<ErrorLog>,
-    intervals_sent: AtomicU64,
-    done: AtomicBool,
-}
-
-impl Shared {
-    /// First reason wins; later calls (e.g. `stop()` twice) change nothing.
-    fn request_stop(&self, why: StopReason) {
-        let _ = self
-            .stopped_by
-            .compare_exchange(0, why as u8, AcqRel, Acquire);
-        self.stopping.store(true, Release);
-        self.stop_tx.send_replace(true);
-    }
-
-    pub(crate) fn stopping(&self) -> bool {
-        self.stopping.load(Acquire)
-    }
-
-    /// Claim up to `n` docs from the run's budget.
-    pub(crate) fn claim(&self, n: u64) -> u64 {
-        let Some(docs) = &self.docs else {
-            return n;
-        };
-        let before = docs
-            .left
-            .fetch_update(AcqRel, Acquire, |l| Some(l - l.min(n)))
-            .expect("closure always returns Some");
-        before.min(n)
-    }
-
-    /// After a build: give back `unused` claimed docs; `used` docs will be sent. The run
-    /// stops by docs when every doc of the budget was used (not merely claimed: a builder
-    /// may still give some back, and those must be sent too).
-    pub(crate) fn settle(&self, unused: u64, used: u64) {
-        let Some(docs) = &self.docs else {
-            return;
-        };
-        if unused > 0 {
-            docs.left.fetch_add(unused, AcqRel);
-        }
-        if used > 0 && docs.used.fetch_add(used, AcqRel) + used == docs.total {
-            self.request_stop(StopReason::Docs); // that was the last doc
-        }
-    }
-
-    fn stopped_by(&self) -> StopReason {
-        match self.stopped_by.load(Acquire) {
-            1 => StopReason::Duration,
-            2 => StopReason::Docs,
-            _ => StopReason::Stop,
-        }
-    }
-}
-
-/// `stop.docs`: what is left to claim and what was used (claimed and generated).
-struct DocsBudget {
-    total: u64,
-    left: AtomicU64,
-    used: AtomicU64,
-}
-
-/// The run's budget, as the bulk builder sees it.
-pub(crate) struct RunBudget<'a>(pub(crate) &'a Shared);
-
-impl DocBudget for RunBudget<'_> {
-    fn claim(&mut self, n: u64) -> u64 {
-        self.0.claim(n)
-    }
-    fn settle(&mut self, unused: u64, used: u64) {
-        self.0.settle(unused, used)
-    }
-}
-
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 pub struct Runner {
     spec: Arc<Spec>,
     shared: Arc<Shared>,
@@ -175,21 +84,7 @@ pub struct Runner {
 impl Runner {
     pub fn new(spec_json: &str) -> Result<Runner, EngineError> {
         let spec = Spec::from_json(spec_json)?;
-        let (stop_tx, _) = watch::channel(false);
-        let shared = Shared {
-            stop_tx,
-            stopping: AtomicBool::new(false),
-            stopped_by: AtomicU8::new(0),
-            docs: spec.stop.docs.map(|total| DocsBudget {
-                total,
-                left: AtomicU64::new(total),
-                used: AtomicU64::new(0),
-            }),
-            in_flight: AtomicU64::new(0),
-            errors: Mutex::new(ErrorLog::default()),
-            intervals_sent: AtomicU64::new(0),
-            done: AtomicBool::new(false),
-        };
+        let shared = Shared::new(spec.stop.docs);
         Ok(Runner {
             spec: Arc::new(spec),
             shared: Arc::new(shared),
@@ -203,7 +98,7 @@ impl Runner {
 
     /// Start the engine thread; returns at once.
     pub fn start(&self) -> Result<(), EngineError> {
-        self.start_with(run)
+        self.start_with(supervise::run)
     }
 
     /// `start`, with the engine's body as a parameter (tests inject failing bodies).
@@ -328,129 +223,10 @@ impl Drop for Runner {
     }
 }
 
-struct Collector {
-    records: Vec<SharedRecord>,
-    spare: Record,
-    merged: Record,
-    total: Record,
-    index: u64,
-    start: Instant,
-    last: Instant,
-    tx: mpsc::Sender<Interval>,
-    shared: Arc<Shared>,
-}
-
-impl Collector {
-    fn emit(&mut self, now: Instant) {
-        self.merged.reset();
-        for r in &self.records {
-            std::mem::swap(&mut *lock(r), &mut self.spare);
-            self.merged.add(&self.spare);
-            self.spare.reset();
-        }
-        self.total.add(&self.merged);
-        let interval = Interval {
-            index: self.index,
-            start_s: (self.last - self.start).as_secs_f64(),
-            duration_s: (now - self.last).as_secs_f64(),
-            counters: self.merged.counters,
-            service: self.merged.service.summary(),
-            response: self.merged.response.summary(),
-        };
-        self.index += 1;
-        self.last = now;
-        self.shared.intervals_sent.fetch_add(1, AcqRel);
-        let _ = self.tx.send(interval); // the receiver may be gone; the totals still count
-    }
-}
-
-async fn run(spec: Arc<Spec>, shared: Arc<Shared>, tx: mpsc::Sender<Interval>) -> Totals {
-    let start = Instant::now();
-    let targets = spec.parsed_targets();
-    let mut clients = JoinSet::new();
-    let mut records = Vec::new();
-    for i in 0..spec.clients {
-        let record = SharedRecord::default();
-        records.push(record.clone());
-        let target = &targets[i as usize % targets.len()];
-        let template = RequestTemplate::new(&target.authority, &spec.bulk_path, &spec.headers);
-        let tls = target.tls_name.as_ref().map(|name| {
-            let config = spec.tls_config.clone().expect("compiled for https targets");
-            TlsTarget::new(config, name.clone())
-        });
-        let timeout = Duration::from_secs_f64(spec.request_timeout_s);
-        let client = Client {
-            spec: spec.clone(),
-            shared: shared.clone(),
-            record,
-            conn: Connection::new(template, tls, timeout),
-        };
-        clients.spawn(client.run(i, start));
-    }
-    let mut collector = Collector {
-        records,
-        spare: Record::default(),
-        merged: Record::default(),
-        total: Record::default(),
-        index: 0,
-        start,
-        last: start,
-        tx,
-        shared: shared.clone(),
-    };
-    let every = spec.interval();
-    let mut ticker = tokio::time::interval_at((start + every).into(), every);
-    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-    let deadline = spec
-        .stop
-        .duration_s
-        .map(|d| start + Duration::from_secs_f64(d));
-    let far = start + Duration::from_secs(100 * 365 * 86_400);
-    let mut stop_rx = shared.stop_tx.subscribe();
-    let mut drain_until: Option<Instant> = None;
-    let mut abandoned = 0;
-    while !clients.is_empty() {
-        tokio::select! {
-            _ = ticker.tick() => collector.emit(Instant::now()),
-            Some(res) = clients.join_next() => {
-                if let Err(e) = res {
-                    lock(&shared.errors).note(&[ErrorEvent {
-                        kind: "engine panic".into(),
-                        count: 1,
-                        example: e.to_string(),
-                    }]);
-                }
-            }
-            _ = sleep_until(deadline.unwrap_or(far).into()), if drain_until.is_none() => {
-                shared.request_stop(StopReason::Duration);
-            }
-            _ = stop_rx.wait_for(|s| *s), if drain_until.is_none() => {
-                drain_until = Some(Instant::now() + Duration::from_secs_f64(spec.drain_timeout_s));
-            }
-            _ = sleep_until(drain_until.unwrap_or(far).into()), if drain_until.is_some() => {
-                abandoned = shared.in_flight.load(Acquire);
-                clients.abort_all();
-                while clients.join_next().await.is_some() {}
-            }
-        }
-    }
-    let end = Instant::now();
-    collector.emit(end);
-    let total = &collector.total;
-    Totals {
-        elapsed_s: (end - start).as_secs_f64(),
-        stopped_by: shared.stopped_by(),
-        in_flight_abandoned: abandoned,
-        counters: total.counters,
-        service: total.service.summary(),
-        response: total.response.summary(),
-        errors: lock(&shared.errors).samples(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Instant;
 
     /// Every request fails fast (nothing listens on port 1); 10 docs end the run.
     const SPEC: &str = r#"{
