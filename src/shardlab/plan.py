@@ -233,7 +233,3 @@ class Target:
     password: str | None = field(default=None, repr=False)
     ca_file: Path | None = None  # trusted besides the system's CAs, for https targets
     verify_tls: bool = True  # False: accept any certificate (a lab's self-signed one)
-
-    def __post_init__(self) -> None:
-        if self.ca_file is not None and not self.ca_file.is_file():
-            raise UsageError("--ca-cert", self.ca_file, "is not a file", "give a PEM file")

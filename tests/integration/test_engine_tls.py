@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import shutil
 import ssl
-import subprocess
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -18,44 +17,12 @@ import pytest
 
 from shardlab import _engine
 
+from .certificates import self_signed_cert
 from .test_engine_sink import make_spec, run_all
 
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="needs openssl")
 
 ITEM = {"index": {"_index": "sink", "_id": "0", "result": "created", "status": 201}}
-
-
-def self_signed_cert(directory: Path, leaf: bool) -> tuple[Path, Path]:
-    """A certificate for 127.0.0.1 and localhost, and its key. Not `leaf`: marked CA:TRUE,
-    openssl's default (webpki alone refuses those as a server's certificate)."""
-    cert, key = directory / "cert.pem", directory / "key.pem"
-    extra = ["-addext", "basicConstraints=critical,CA:FALSE"] if leaf else []
-    subprocess.run(
-        [
-            "openssl",
-            "req",
-            "-x509",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:prime256v1",
-            "-nodes",
-            "-days",
-            "2",
-            "-subj",
-            "/CN=127.0.0.1",
-            "-addext",
-            "subjectAltName=IP:127.0.0.1,DNS:localhost",
-            *extra,
-            "-keyout",
-            str(key),
-            "-out",
-            str(cert),
-        ],
-        check=True,
-        capture_output=True,
-    )
-    return cert, key
 
 
 class BulkHandler(BaseHTTPRequestHandler):

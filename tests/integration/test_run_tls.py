@@ -2,8 +2,9 @@
 
 import pytest
 
+from .certificates import self_signed_cert
 from .cli_helpers import shardlab, store_arg
-from .tls_proxy import self_signed_cert, tls_proxy
+from .tls_proxy import tls_proxy
 
 pytestmark = pytest.mark.opensearch
 

@@ -1,44 +1,13 @@
-"""A TLS-terminating TCP proxy in front of a real node: https for tests, no mock involved.
-
-The certificate is self-signed for 127.0.0.1, made with the openssl command line tool.
-"""
+"""A TLS-terminating TCP proxy in front of a real node: https for tests, no mock involved."""
 
 from __future__ import annotations
 
 import asyncio
 import ssl
-import subprocess
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-
-
-def self_signed_cert(directory: Path) -> tuple[Path, Path]:
-    cert, key = directory / "cert.pem", directory / "key.pem"
-    subprocess.run(
-        [
-            "openssl",
-            "req",
-            "-x509",
-            "-newkey",
-            "rsa:2048",
-            "-nodes",
-            "-days",
-            "2",
-            "-subj",
-            "/CN=127.0.0.1",
-            "-addext",
-            "subjectAltName=IP:127.0.0.1",
-            "-keyout",
-            str(key),
-            "-out",
-            str(cert),
-        ],
-        check=True,
-        capture_output=True,
-    )
-    return cert, key
 
 
 async def _pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
