@@ -1,10 +1,11 @@
 //! One client: one task, one keep-alive connection, and the one engine loop shared by every
 //! load model (due -> wait -> build -> send -> record), with retries of rejected items.
 
-use crate::bulk::{classify, Bulk, BulkBuilder, Classified, ErrorEvent, RequestOutcome};
+use crate::bulk::{Bulk, BulkBuilder};
 use crate::generate::source_for;
 use crate::http::Connection;
 use crate::interval::{Attempt, SharedRecord};
+use crate::response::{classify, Classified, ErrorEvent, RequestOutcome};
 use crate::schedule::Schedule;
 use crate::shared::{lock, RunBudget, Shared};
 use crate::spec::{RetrySpec, Spec};

@@ -1,8 +1,8 @@
 //! Per-worker interval records (locked once per request by the worker, swapped out by the
 //! collector every interval), the merged `Interval`, and the bounded error sample log.
 
-use crate::bulk::{Classified, ErrorEvent, RequestOutcome};
 use crate::histogram::{Latency, LatencySummary};
+use crate::response::{Classified, ErrorEvent, RequestOutcome};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -139,7 +139,7 @@ impl ErrorLog {
                 self.samples.push(ErrorSample {
                     kind: e.kind.clone(),
                     count: e.count,
-                    example: crate::bulk::cut(&e.example),
+                    example: crate::response::cut(&e.example),
                 });
             }
         }

@@ -7,6 +7,7 @@ pub mod generate;
 pub mod histogram;
 pub mod http;
 pub mod interval;
+pub mod response;
 mod rng;
 pub mod run;
 pub mod schedule;

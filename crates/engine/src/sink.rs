@@ -14,10 +14,11 @@ use tokio::sync::watch;
 /// The item for each document, shaped like a real OpenSearch answer.
 const ITEM: &[u8] = br#"{"index":{"_index":"sink","_id":"0","_version":1,"result":"created","_shards":{"total":1,"successful":1,"failed":0},"_seq_no":0,"_primary_term":1,"status":201}}"#;
 
+/// What a sink has answered: bulk requests (POSTs) and their documents (action lines).
 #[derive(Default)]
-pub(crate) struct Stats {
-    pub(crate) requests: AtomicU64,
-    pub(crate) docs: AtomicU64,
+pub struct Stats {
+    pub requests: AtomicU64,
+    pub docs: AtomicU64,
 }
 
 pub struct NullSink {
@@ -120,9 +121,10 @@ fn content_length(head: &[u8]) -> Option<usize> {
     Some(0)
 }
 
-/// Serve one keep-alive connection until the peer closes it (over TCP here; over TLS too in
-/// the TLS tests).
-pub(crate) async fn serve<S>(mut stream: S, stats: Arc<Stats>) -> io::Result<()>
+/// A bulk sink over any stream, for tests and bench: serve one keep-alive connection until
+/// the peer closes it, counting into `stats` (over TCP in `NullSink`; over TLS in the TLS
+/// tests).
+pub async fn serve<S>(mut stream: S, stats: Arc<Stats>) -> io::Result<()>
 where
     S: AsyncRead + AsyncWrite + Unpin,
 {

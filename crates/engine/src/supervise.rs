@@ -2,10 +2,10 @@
 //! client.rs), a collector that swaps the workers' interval records every interval and
 //! merges them, the duration deadline, the drain timeout after a stop, and the totals.
 
-use crate::bulk::ErrorEvent;
 use crate::client::Client;
 use crate::http::{Connection, RequestTemplate, TlsTarget};
 use crate::interval::{Interval, Record, SharedRecord};
+use crate::response::ErrorEvent;
 use crate::run::{StopReason, Totals};
 use crate::shared::{lock, Shared};
 use crate::spec::Spec;
