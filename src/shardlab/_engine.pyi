@@ -4,8 +4,10 @@
 when `Engine` is built, so a bad spec fails before any connection opens, with a message
 that names the field. A run is coarse-grained: `start`, then `next_interval` once per
 interval (the GIL is released while it waits), `stop` on Ctrl-C, `finish` for the totals.
+`merge_histograms` merges stored interval histograms into exact percentiles.
 """
 
+from collections.abc import Sequence
 from typing import final
 
 BUILD_PROFILE: str
@@ -78,6 +80,10 @@ class Counters:
     def bytes_sent(self) -> int: ...
     @property
     def bytes_received(self) -> int: ...
+    @property
+    def schedule_lag_us(self) -> int:
+        """Summed over requests: how late each was sent after it was due (µs); divide by
+        requests for the mean. Retries count too (due when their backoff ends)."""
 
 @final
 class Interval:
@@ -90,6 +96,10 @@ class Interval:
     def start_s(self) -> float:
         """Seconds since the run started."""
     @property
+    def start_unix_s(self) -> float:
+        """The same start on the wall clock (seconds since the Unix epoch, like
+        `time.time()`): the run's wall start plus `start_s`, so it never jumps."""
+    @property
     def duration_s(self) -> float: ...
     @property
     def counters(self) -> Counters: ...
@@ -99,6 +109,9 @@ class Interval:
     @property
     def response(self) -> LatencySummary:
         """Due (by the schedule) -> answered; equals service plus queueing in the client."""
+    @property
+    def schedule_lag_max_ms(self) -> float:
+        """The largest single schedule lag (due -> sent) in this interval."""
 
 @final
 class ErrorSample:
@@ -116,6 +129,9 @@ class ErrorSample:
 @final
 class Totals:
     @property
+    def started_unix_s(self) -> float:
+        """The wall clock at the run's start (seconds since the Unix epoch, like `time.time()`)."""
+    @property
     def elapsed_s(self) -> float: ...
     @property
     def stopped_by(self) -> str:
@@ -130,12 +146,19 @@ class Totals:
     @property
     def response(self) -> LatencySummary: ...
     @property
+    def schedule_lag_max_ms(self) -> float:
+        """The largest single schedule lag (due -> sent) of the run."""
+    @property
     def errors(self) -> list[ErrorSample]: ...
 
 @final
 class Engine:
     def __new__(cls, spec_json: str) -> Engine:
         """Compile and validate the spec. Raises SpecError naming the bad field."""
+    @property
+    def estimated_bulk_bytes(self) -> int:
+        """The estimated body bytes of one bulk request: `bulk.bytes`, or `bulk.docs` times
+        the mean item (action line + document) of a sample of the spec's documents."""
     def start(self) -> None:
         """Open connections and start the workers in background threads; returns at once."""
     def next_interval(self, timeout_s: float) -> Interval | None:
@@ -164,3 +187,8 @@ class NullSink:
     def docs(self) -> int:
         """Documents seen (NDJSON action lines)."""
     def close(self) -> None: ...
+
+def merge_histograms(encoded: Sequence[bytes]) -> LatencySummary:
+    """Merge histograms stored by `LatencySummary.encoded()` into one summary (exact
+    percentiles over any set of intervals). Empty items are skipped; an empty list gives
+    the all-zero summary. Raises ValueError naming the index of undecodable bytes."""

@@ -141,9 +141,10 @@ impl BulkBuilder {
 
 /// Append one item (action line + document) and record its byte range.
 ///
-/// Ranges are u32: a body is at most `bulk.bytes` (<= 100 MiB) plus one doc, or
-/// `bulk.docs` (<= 100,000) docs of at most ~25 kB (bigbulk's two 12,000-byte fields)
-/// = ~2.5 GB, both below u32::MAX (4 GiB). spec.rs enforces those caps.
+/// Ranges are u32: a body is at most `bulk.bytes` (<= 100 MiB) plus one doc, or `bulk.docs`
+/// docs estimated at <= 100 MiB (and at most 100,000 docs of ~25 kB, bigbulk's two
+/// 12,000-byte fields, = ~2.5 GB), all below u32::MAX (4 GiB). spec.rs and estimate.rs
+/// enforce those caps.
 #[inline]
 fn push_doc(
     src: &mut dyn DocSource,

@@ -58,7 +58,10 @@ impl Client {
     }
 
     /// Send one bulk; with retry backoff, resend its 429-rejected items until accepted or out
-    /// of attempts. Every attempt is recorded as a request.
+    /// of attempts. Every attempt is recorded as a request, with its schedule lag (due ->
+    /// sent): for the first attempt that is building the bulk plus any lateness behind the
+    /// schedule; a retry is due when its backoff ends, so its lag is only the wake-up delay.
+    /// Retries are included so that `schedule_lag_us / requests` is the mean over requests.
     async fn send(&mut self, mut bulk: Bulk, mut due: Instant) {
         let mut attempt = 1u32;
         loop {
@@ -100,6 +103,7 @@ impl Client {
                 bytes_received,
                 service: answered - sent,
                 response: answered.saturating_duration_since(due),
+                schedule_lag: sent.saturating_duration_since(due),
                 classified: &classified,
                 final_rejected: if backoff.is_some() {
                     0

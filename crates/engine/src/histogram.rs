@@ -1,7 +1,8 @@
 //! Latency histograms: HdrHistogram in microseconds (1 µs .. 1 h, 3 significant digits),
-//! summarized in milliseconds and encoded in the compressed V2 format for storage.
+//! summarized in milliseconds and encoded in the compressed V2 format for storage; stored
+//! encodings merge back into one summary (`merge_encoded`).
 
-use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
+use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
 use hdrhistogram::Histogram;
 use std::time::Duration;
 
@@ -69,6 +70,27 @@ impl Latency {
     }
 }
 
+/// Decode histograms as stored by `LatencySummary.encoded` and merge them into one summary,
+/// so percentiles over any set of intervals are exact (not averages of percentiles). Empty
+/// items are skipped; no items give the all-zero summary. The error names the item's index.
+pub fn merge_encoded(encoded: &[&[u8]]) -> Result<LatencySummary, String> {
+    let mut merged = Latency::new();
+    let mut decoder = Deserializer::new();
+    for (i, bytes) in encoded.iter().enumerate() {
+        if bytes.is_empty() {
+            continue;
+        }
+        let h: Histogram<u64> = decoder
+            .deserialize(&mut &bytes[..])
+            .map_err(|e| format!("encoded[{i}]: not a V2-compressed HdrHistogram: {e}"))?;
+        merged
+            .0
+            .add(&h)
+            .map_err(|e| format!("encoded[{i}]: cannot merge: {e}"))?;
+    }
+    Ok(merged.summary())
+}
+
 /// Percentiles of one histogram in milliseconds, plus the histogram itself (compressed V2),
 /// so intervals hand out small values instead of 200 KB count arrays.
 #[derive(Debug, Clone, PartialEq)]
@@ -87,7 +109,6 @@ pub struct LatencySummary {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hdrhistogram::serialization::Deserializer;
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() <= b * 0.001 + 1e-9
@@ -136,5 +157,37 @@ mod tests {
         let back: Histogram<u64> = Deserializer::new().deserialize(&mut &enc[..]).unwrap();
         assert_eq!(back.len(), 3);
         assert_eq!(back.max(), l.0.max());
+    }
+
+    #[test]
+    fn merged_encodings_summarize_like_one_histogram() {
+        let (mut a, mut b, mut all) = (Latency::new(), Latency::new(), Latency::new());
+        for k in 1..=5_000u64 {
+            let d = Duration::from_micros(k * k % 97_003 + 1);
+            if k % 3 == 0 { &mut a } else { &mut b }.record(d);
+            all.record(d);
+        }
+        let (ea, eb) = (a.summary().encoded, b.summary().encoded);
+        let merged = merge_encoded(&[&ea, &[], &eb]).unwrap();
+        let want = all.summary();
+        assert_eq!(merged.count, 5_000);
+        let pick = |s: &LatencySummary| (s.count, s.p50_ms, s.p99_ms, s.max_ms, s.mean_ms);
+        assert_eq!(pick(&merged), pick(&want));
+        assert_eq!((merged.min_ms, merged.p999_ms), (want.min_ms, want.p999_ms));
+    }
+
+    #[test]
+    fn merging_nothing_is_all_zero_and_garbage_names_its_item() {
+        let zero = merge_encoded(&[]).unwrap();
+        assert_eq!(zero, Latency::new().summary());
+        assert_eq!(merge_encoded(&[&[]]).unwrap(), zero);
+        let good = Latency::new().summary().encoded;
+        let e = merge_encoded(&[&good, b"not a histogram"]).unwrap_err();
+        assert!(
+            e.starts_with("encoded[1]: not a V2-compressed HdrHistogram"),
+            "{e}"
+        );
+        let e = merge_encoded(&[&good[..good.len() / 2]]).unwrap_err();
+        assert!(e.starts_with("encoded[0]: "), "{e}");
     }
 }

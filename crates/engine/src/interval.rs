@@ -1,5 +1,5 @@
-//! Per-worker interval records (locked once per request by the worker, swapped out by the
-//! collector every interval), the merged `Interval`, and the bounded error sample log.
+//! Interval records (each shared by a few clients, locked once per request, swapped out by
+//! the collector every interval), the merged `Interval`, and the bounded error sample log.
 
 use crate::histogram::{Latency, LatencySummary};
 use crate::response::{Classified, ErrorEvent, RequestOutcome};
@@ -22,6 +22,8 @@ pub struct Counters {
     pub retries: u64,
     pub bytes_sent: u64,
     pub bytes_received: u64,
+    /// Summed over requests: how late each was sent after it was due, in µs.
+    pub schedule_lag_us: u64,
 }
 
 impl Counters {
@@ -39,6 +41,7 @@ impl Counters {
         self.retries += o.retries;
         self.bytes_sent += o.bytes_sent;
         self.bytes_received += o.bytes_received;
+        self.schedule_lag_us += o.schedule_lag_us;
     }
 }
 
@@ -48,6 +51,8 @@ pub struct Record {
     pub counters: Counters,
     pub service: Latency,
     pub response: Latency,
+    /// The largest single schedule lag, in µs.
+    pub schedule_lag_max_us: u64,
 }
 
 impl Record {
@@ -55,12 +60,18 @@ impl Record {
         self.counters = Counters::default();
         self.service.reset();
         self.response.reset();
+        self.schedule_lag_max_us = 0;
     }
 
     pub fn add(&mut self, o: &Record) {
         self.counters.add(&o.counters);
         self.service.add(&o.service);
         self.response.add(&o.response);
+        self.schedule_lag_max_us = self.schedule_lag_max_us.max(o.schedule_lag_max_us);
+    }
+
+    pub fn schedule_lag_max_ms(&self) -> f64 {
+        self.schedule_lag_max_us as f64 / 1000.0
     }
 }
 
@@ -73,6 +84,8 @@ pub struct Attempt<'a> {
     pub bytes_received: u64,
     pub service: Duration,
     pub response: Duration,
+    /// Due -> sent: how far the client fell behind its schedule for this attempt.
+    pub schedule_lag: Duration,
     pub classified: &'a Classified,
     /// Docs still rejected after this attempt that will not be retried (final).
     pub final_rejected: u64,
@@ -98,6 +111,9 @@ impl Record {
         c.retries += u64::from(a.retry_follows);
         c.bytes_sent += a.bytes_sent;
         c.bytes_received += a.bytes_received;
+        let lag_us = u64::try_from(a.schedule_lag.as_micros()).unwrap_or(u64::MAX);
+        c.schedule_lag_us = c.schedule_lag_us.saturating_add(lag_us);
+        self.schedule_lag_max_us = self.schedule_lag_max_us.max(lag_us);
         self.service.record(a.service);
         self.response.record(a.response);
     }
@@ -107,11 +123,15 @@ impl Record {
 #[derive(Debug, Clone)]
 pub struct Interval {
     pub index: u64,
+    /// Seconds since the run started.
     pub start_s: f64,
+    /// The same start on the wall clock (seconds since the Unix epoch), for telemetry.
+    pub start_unix_s: f64,
     pub duration_s: f64,
     pub counters: Counters,
     pub service: LatencySummary,
     pub response: LatencySummary,
+    pub schedule_lag_max_ms: f64,
 }
 
 /// One kind of error, how often, and the first message seen.
@@ -182,11 +202,42 @@ mod tests {
         a.counters.requests = 2;
         b.counters.requests = 3;
         b.service.record(Duration::from_millis(1));
+        a.schedule_lag_max_us = 900;
+        b.schedule_lag_max_us = 2500;
         a.add(&b);
         assert_eq!(a.counters.requests, 5);
         assert_eq!(a.service.count(), 1);
+        assert_eq!(a.schedule_lag_max_ms(), 2.5, "merging takes the max");
         a.reset();
         assert_eq!(a.counters, Counters::default());
         assert_eq!(a.service.count(), 0);
+        assert_eq!(a.schedule_lag_max_us, 0);
+    }
+
+    #[test]
+    fn schedule_lag_is_summed_and_its_max_kept() {
+        let ok = Classified {
+            outcome: RequestOutcome::Ok,
+            acked: 1,
+            rejected: Vec::new(),
+            failed: 0,
+            errors: Vec::new(),
+        };
+        let mut r = Record::default();
+        for lag_us in [300, 4_000, 1_200] {
+            r.record(&Attempt {
+                docs: 1,
+                bytes_sent: 10,
+                bytes_received: 10,
+                service: Duration::from_millis(2),
+                response: Duration::from_millis(3),
+                schedule_lag: Duration::from_micros(lag_us),
+                classified: &ok,
+                final_rejected: 0,
+                retry_follows: false,
+            });
+        }
+        assert_eq!(r.counters.schedule_lag_us, 5_500);
+        assert_eq!(r.schedule_lag_max_ms(), 4.0);
     }
 }

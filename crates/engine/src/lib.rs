@@ -3,6 +3,8 @@
 
 pub mod bulk;
 mod client;
+mod clock;
+pub mod estimate;
 pub mod generate;
 pub mod histogram;
 pub mod http;

@@ -62,12 +62,17 @@ impl StopReason {
 
 #[derive(Debug, Clone)]
 pub struct Totals {
+    /// The wall clock at the run's start (seconds since the Unix epoch); intervals' wall
+    /// times are this plus their `start_s`.
+    pub started_unix_s: f64,
     pub elapsed_s: f64,
     pub stopped_by: StopReason,
     pub in_flight_abandoned: u64,
     pub counters: Counters,
     pub service: LatencySummary,
     pub response: LatencySummary,
+    /// The largest single schedule lag (due -> sent) of the run.
+    pub schedule_lag_max_ms: f64,
     pub errors: Vec<ErrorSample>,
 }
 
@@ -94,6 +99,11 @@ impl Runner {
             totals: Mutex::new(None),
             started: AtomicBool::new(false),
         })
+    }
+
+    /// The estimated body bytes of one bulk (see estimate.rs), known before any connection.
+    pub fn estimated_bulk_bytes(&self) -> u64 {
+        self.spec.estimated_bulk_bytes
     }
 
     /// Start the engine thread; returns at once.

@@ -3,6 +3,7 @@
 //! Parsing and validation happen once, before any connection opens. Every error names the
 //! field path (`bulk.docs: ...`, `targets[0]: ...`) so the user can find what to fix.
 
+use crate::estimate;
 use rustls::pki_types::ServerName;
 use rustls::ClientConfig;
 use serde::Deserialize;
@@ -56,6 +57,9 @@ pub struct Spec {
     /// Compiled from `tls` by `from_json` when some target is https (not part of the JSON).
     #[serde(skip)]
     pub tls_config: Option<Arc<ClientConfig>>,
+    /// Estimated by `from_json` (see estimate.rs): the body bytes of one bulk (not JSON).
+    #[serde(skip)]
+    pub estimated_bulk_bytes: u64,
 }
 
 /// `tls`: how https targets are verified. Optional; the default verifies against the system
@@ -163,6 +167,7 @@ impl Spec {
             }
         })?;
         spec.validate()?;
+        spec.estimated_bulk_bytes = estimate::checked_bulk_bytes(spec.bulk, &spec.generator)?;
         spec.compile_tls()?;
         Ok(spec)
     }

@@ -1,8 +1,10 @@
 //! The supervision of one run, on the engine's runtime: one tokio task per client (see
-//! client.rs), a collector that swaps the workers' interval records every interval and
-//! merges them, the duration deadline, the drain timeout after a stop, and the totals.
+//! client.rs) recording into a bounded set of shared interval records, a collector that
+//! swaps those records every interval and merges them, the duration deadline, the drain
+//! timeout after a stop, and the totals.
 
 use crate::client::Client;
+use crate::clock::RunClock;
 use crate::http::{Connection, RequestTemplate, TlsTarget};
 use crate::interval::{Interval, Record, SharedRecord};
 use crate::response::ErrorEvent;
@@ -16,13 +18,26 @@ use std::time::{Duration, Instant};
 use tokio::task::JoinSet;
 use tokio::time::sleep_until;
 
+/// Interval records per worker thread. A record holds two histograms of ~184 KiB each, so
+/// one per client would need ~37 GB for 100,000 clients; shared records keep memory bounded
+/// (at most 1,024 records at 256 threads). Clients lock their record once per request, and at
+/// most `threads` of them run at once, so 4 records per thread keep lock collisions rare.
+const RECORDS_PER_THREAD: u32 = 4;
+
+/// How many interval records the clients share: client i records into record i % count.
+pub(crate) fn record_count(clients: u32, threads: u32) -> usize {
+    clients
+        .min(threads.saturating_mul(RECORDS_PER_THREAD))
+        .max(1) as usize
+}
+
 struct Collector {
     records: Vec<SharedRecord>,
     spare: Record,
     merged: Record,
     total: Record,
     index: u64,
-    start: Instant,
+    clock: RunClock,
     last: Instant,
     tx: mpsc::Sender<Interval>,
     shared: Arc<Shared>,
@@ -39,11 +54,13 @@ impl Collector {
         self.total.add(&self.merged);
         let interval = Interval {
             index: self.index,
-            start_s: (self.last - self.start).as_secs_f64(),
+            start_s: self.clock.offset_s(self.last),
+            start_unix_s: self.clock.unix_s(self.last),
             duration_s: (now - self.last).as_secs_f64(),
             counters: self.merged.counters,
             service: self.merged.service.summary(),
             response: self.merged.response.summary(),
+            schedule_lag_max_ms: self.merged.schedule_lag_max_ms(),
         };
         self.index += 1;
         self.last = now;
@@ -57,13 +74,15 @@ pub(crate) async fn run(
     shared: Arc<Shared>,
     tx: mpsc::Sender<Interval>,
 ) -> Totals {
-    let start = Instant::now();
+    let clock = RunClock::now();
+    let start = clock.start;
     let targets = spec.parsed_targets();
     let mut clients = JoinSet::new();
-    let mut records = Vec::new();
+    let records: Vec<SharedRecord> = (0..record_count(spec.clients, spec.threads))
+        .map(|_| SharedRecord::default())
+        .collect();
     for i in 0..spec.clients {
-        let record = SharedRecord::default();
-        records.push(record.clone());
+        let record = records[i as usize % records.len()].clone();
         let target = &targets[i as usize % targets.len()];
         let template = RequestTemplate::new(&target.authority, &spec.bulk_path, &spec.headers);
         let tls = target.tls_name.as_ref().map(|name| {
@@ -85,7 +104,7 @@ pub(crate) async fn run(
         merged: Record::default(),
         total: Record::default(),
         index: 0,
-        start,
+        clock,
         last: start,
         tx,
         shared: shared.clone(),
@@ -130,12 +149,74 @@ pub(crate) async fn run(
     collector.emit(end);
     let total = &collector.total;
     Totals {
+        started_unix_s: clock.started_unix_s,
         elapsed_s: (end - start).as_secs_f64(),
         stopped_by: shared.stopped_by(),
         in_flight_abandoned: abandoned,
         counters: total.counters,
         service: total.service.summary(),
         response: total.response.summary(),
+        schedule_lag_max_ms: total.schedule_lag_max_ms(),
         errors: lock(&shared.errors).samples(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::Runner;
+    use crate::sink::NullSink;
+
+    #[test]
+    fn clients_share_at_most_four_records_per_thread() {
+        assert_eq!(record_count(100_000, 8), 32);
+        assert_eq!(record_count(100_000, 256), 1024);
+        assert_eq!(record_count(3, 8), 3, "never more records than clients");
+        assert_eq!(record_count(1, 0), 1);
+        let spec = Spec::from_json(
+            r#"{"targets": ["http://127.0.0.1:9200"], "bulk_path": "/x/_bulk",
+            "generator": {"kind": "systembase", "variant": "bulk", "seed": 1},
+            "bulk": {"docs": 1000}, "clients": 100000, "schedule": {"kind": "closed"},
+            "stop": {"duration_s": 60.0}, "interval_s": 1.0, "retry": {"kind": "none"},
+            "threads": 4, "request_timeout_s": 5.0, "drain_timeout_s": 5.0}"#,
+        )
+        .unwrap();
+        assert_eq!(record_count(spec.clients, spec.threads), 4 * 4);
+    }
+
+    /// 50 clients over 8 shared records: the collector must sum every record, every interval.
+    #[test]
+    fn shared_records_add_up_to_what_the_sink_saw() {
+        let sink = NullSink::start(0, 2).unwrap();
+        let spec = format!(
+            r#"{{"targets": ["http://127.0.0.1:{}"], "bulk_path": "/x/_bulk",
+            "generator": {{"kind": "systembase", "variant": "bulk", "seed": 1}},
+            "bulk": {{"docs": 10}}, "clients": 50, "schedule": {{"kind": "closed"}},
+            "stop": {{"docs": 20000}}, "interval_s": 0.05, "retry": {{"kind": "none"}},
+            "threads": 2, "request_timeout_s": 10.0, "drain_timeout_s": 5.0}}"#,
+            sink.port()
+        );
+        let r = Runner::new(&spec).unwrap();
+        r.start().unwrap();
+        let t = r.finish().unwrap();
+        let c = t.counters;
+        assert_eq!(t.stopped_by, StopReason::Docs);
+        assert_eq!((c.requests, c.docs_acked), (sink.requests(), sink.docs()));
+        assert_eq!((c.requests, c.docs_acked), (2000, 20_000));
+        assert_eq!(t.service.count, 2000);
+        let mut intervals = Vec::new();
+        while let Some(iv) = r.next_interval(Duration::ZERO) {
+            intervals.push(iv);
+        }
+        let mut summed = crate::Counters::default();
+        for iv in &intervals {
+            summed.add(&iv.counters);
+            // one clock: wall times are the run's wall start plus the monotonic offset
+            assert!((iv.start_unix_s - (t.started_unix_s + iv.start_s)).abs() < 1e-6);
+        }
+        assert_eq!(summed, c);
+        let lag_max = intervals.iter().map(|iv| iv.schedule_lag_max_ms);
+        assert_eq!(lag_max.fold(0.0, f64::max), t.schedule_lag_max_ms);
+        assert!(c.schedule_lag_us <= (t.schedule_lag_max_ms * 1000.0).round() as u64 * c.requests);
     }
 }

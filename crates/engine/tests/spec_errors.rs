@@ -4,7 +4,7 @@
 use rustls::pki_types::ServerName;
 use serde_json::{json, Value};
 use shardlab_engine::spec::{ScheduleSpec, TlsSpec};
-use shardlab_engine::Spec;
+use shardlab_engine::{Runner, Spec};
 use std::time::Duration;
 
 fn good() -> Value {
@@ -217,4 +217,36 @@ fn interval_is_never_zero() {
         s.interval_s = bad;
         assert!(s.interval() >= Duration::from_millis(1), "{bad}");
     }
+}
+
+#[test]
+fn a_docs_bulk_above_the_body_limit_is_refused_before_any_connection() {
+    let mut v = good();
+    v["generator"]["variant"] = json!("bigbulk");
+    v["bulk"] = json!({"docs": 100_000});
+    let e = Spec::from_json(&v.to_string()).unwrap_err().0;
+    let (head, tail) = e.split_once("~").unwrap();
+    assert_eq!(head, "bulk.docs: 100000 documents of ");
+    assert!(tail.contains(" bytes make a ~2.3 GiB bulk body"), "{e}");
+    assert!(
+        e.ends_with(
+            "above the 100 MiB limit (http.max_content_length): \
+             use fewer --bulk-docs or --bulk-bytes"
+        ),
+        "{e}"
+    );
+    // the same through the runner, which opens nothing before compiling
+    assert_eq!(Runner::new(&v.to_string()).err().unwrap().to_string(), e);
+    // 1000 bigbulk docs are ~24 MB: fine, and the estimate says so
+    v["bulk"] = json!({"docs": 1000});
+    let s = Spec::from_json(&v.to_string()).unwrap();
+    assert!((24_300_000..24_800_000).contains(&s.estimated_bulk_bytes));
+    let r = Runner::new(&v.to_string()).unwrap();
+    assert_eq!(r.estimated_bulk_bytes(), s.estimated_bulk_bytes);
+    // a bytes bulk is estimated at its size
+    v["bulk"] = json!({"bytes": 5_000_000});
+    assert_eq!(
+        Runner::new(&v.to_string()).unwrap().estimated_bulk_bytes(),
+        5_000_000
+    );
 }

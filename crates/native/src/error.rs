@@ -23,3 +23,8 @@ pub fn to_py(e: EngineError) -> PyErr {
 pub fn io_to_py(e: std::io::Error) -> PyErr {
     PyOSError::new_err(e.to_string())
 }
+
+/// A bad argument (e.g. undecodable histogram bytes); the message says which one.
+pub fn value_error(message: String) -> PyErr {
+    PyValueError::new_err(message)
+}

@@ -3,7 +3,7 @@
 
 mod error;
 
-use error::{io_to_py, to_py, SpecError};
+use error::{io_to_py, to_py, value_error, SpecError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use shardlab_engine as engine;
@@ -80,6 +80,9 @@ struct Counters {
     retries: u64,
     bytes_sent: u64,
     bytes_received: u64,
+    /// Summed over requests: how late each was sent after it was due (µs); divide by
+    /// requests for the mean.
+    schedule_lag_us: u64,
 }
 
 impl From<engine::Counters> for Counters {
@@ -98,6 +101,7 @@ impl From<engine::Counters> for Counters {
             retries: c.retries,
             bytes_sent: c.bytes_sent,
             bytes_received: c.bytes_received,
+            schedule_lag_us: c.schedule_lag_us,
         }
     }
 }
@@ -118,6 +122,9 @@ struct Interval {
     index: u64,
     #[pyo3(get)]
     start_s: f64,
+    /// The same start on the wall clock (seconds since the Unix epoch, like time.time()).
+    #[pyo3(get)]
+    start_unix_s: f64,
     #[pyo3(get)]
     duration_s: f64,
     #[pyo3(get)]
@@ -126,6 +133,9 @@ struct Interval {
     service: Py<LatencySummary>,
     #[pyo3(get)]
     response: Py<LatencySummary>,
+    /// The largest single schedule lag (due -> sent) in this interval.
+    #[pyo3(get)]
+    schedule_lag_max_ms: f64,
 }
 
 impl Interval {
@@ -133,10 +143,12 @@ impl Interval {
         Ok(Interval {
             index: iv.index,
             start_s: iv.start_s,
+            start_unix_s: iv.start_unix_s,
             duration_s: iv.duration_s,
             counters: Py::new(py, Counters::from(iv.counters))?,
             service: Py::new(py, LatencySummary(iv.service))?,
             response: Py::new(py, LatencySummary(iv.response))?,
+            schedule_lag_max_ms: iv.schedule_lag_max_ms,
         })
     }
 }
@@ -169,6 +181,9 @@ impl ErrorSample {
 
 #[pyclass(frozen, module = "shardlab._engine")]
 struct Totals {
+    /// The wall clock at the run's start (seconds since the Unix epoch, like time.time()).
+    #[pyo3(get)]
+    started_unix_s: f64,
     #[pyo3(get)]
     elapsed_s: f64,
     #[pyo3(get)]
@@ -181,6 +196,9 @@ struct Totals {
     service: Py<LatencySummary>,
     #[pyo3(get)]
     response: Py<LatencySummary>,
+    /// The largest single schedule lag (due -> sent) of the run.
+    #[pyo3(get)]
+    schedule_lag_max_ms: f64,
     errors: Vec<ErrorSample>,
 }
 
@@ -202,12 +220,14 @@ impl Totals {
 impl Totals {
     fn new(py: Python<'_>, t: engine::Totals) -> PyResult<Totals> {
         Ok(Totals {
+            started_unix_s: t.started_unix_s,
             elapsed_s: t.elapsed_s,
             stopped_by: t.stopped_by.as_str(),
             in_flight_abandoned: t.in_flight_abandoned,
             counters: Py::new(py, Counters::from(t.counters))?,
             service: Py::new(py, LatencySummary(t.service))?,
             response: Py::new(py, LatencySummary(t.response))?,
+            schedule_lag_max_ms: t.schedule_lag_max_ms,
             errors: t
                 .errors
                 .into_iter()
@@ -230,6 +250,12 @@ impl Engine {
     #[new]
     fn new(spec_json: &str) -> PyResult<Engine> {
         engine::Runner::new(spec_json).map(Engine).map_err(to_py)
+    }
+
+    /// The estimated body bytes of one bulk request, known before any connection.
+    #[getter]
+    fn estimated_bulk_bytes(&self) -> u64 {
+        self.0.estimated_bulk_bytes()
     }
 
     /// Open connections and start the workers in background threads; returns at once.
@@ -309,6 +335,18 @@ impl NullSink {
     }
 }
 
+/// Merge stored histograms (`LatencySummary.encoded()`) into one summary, for exact
+/// percentiles over any set of intervals. Releases the GIL while merging.
+#[pyfunction]
+fn merge_histograms(py: Python<'_>, encoded: Vec<Bound<'_, PyBytes>>) -> PyResult<LatencySummary> {
+    // Bytes objects are immutable and `encoded` keeps them alive, so their buffers may be
+    // read without the GIL.
+    let slices: Vec<&[u8]> = encoded.iter().map(|b| b.as_bytes()).collect();
+    py.detach(|| engine::histogram::merge_encoded(&slices))
+        .map(LatencySummary)
+        .map_err(value_error)
+}
+
 #[pymodule]
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let profile = if cfg!(debug_assertions) {
@@ -325,6 +363,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Totals>()?;
     m.add_class::<Engine>()?;
     m.add_class::<NullSink>()?;
+    m.add_function(wrap_pyfunction!(merge_histograms, m)?)?;
     // PyO3 fills `__all__`; the contract (_engine.pyi) does not declare one.
     m.delattr("__all__")?;
     Ok(())
