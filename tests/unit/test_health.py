@@ -43,3 +43,13 @@ def test_yellow_while_shards_initialize_is_not_ready():
 
 def test_red_is_never_ready():
     assert not readiness(health("red"), [], 1).ready
+
+
+def test_another_cluster_on_the_labs_port_is_not_the_lab_being_ready():
+    # a node of lab "default" could not bind 9200: lab "cap" answers there, green
+    theirs = health("green", nodes=3, data_nodes=3) | {"cluster_name": "shardlab-cap"}
+    verdict = readiness(theirs, [], nodes=1, cluster_name="shardlab-default")
+    assert not verdict.ready
+    assert verdict.line == "another cluster (shardlab-cap) answers on the lab's port"
+    ours = theirs | {"cluster_name": "shardlab-default"}
+    assert readiness(ours, [], nodes=3, cluster_name="shardlab-default").ready

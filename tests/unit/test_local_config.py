@@ -231,7 +231,9 @@ def test_log_summary_is_the_root_cause():
 
 class _AnswersLikeANode(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
-        body = json.dumps({"version": {"number": "2.19.1"}}).encode()
+        body = json.dumps(
+            {"cluster_name": "shardlab-default", "version": {"number": "2.19.1"}}
+        ).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
@@ -317,6 +319,30 @@ def test_the_same_node_with_its_pid_reads_as_running(tmp_path, monkeypatch, answ
         )
         state = cluster.state()
         assert state is not None and state.running
+    finally:
+        node.kill()
+        node.wait()
+
+
+def test_a_node_answering_for_another_cluster_is_not_the_labs(
+    tmp_path, monkeypatch, answering_port
+):
+    """The lab's pid is alive, but its port is answered by another cluster (the node could
+    not bind it): the lab is not running."""
+    monkeypatch.setenv("SHARDLAB_HOME", str(tmp_path))
+    cluster = LocalCluster("other")
+    cluster.directory.mkdir(parents=True)
+    recorded = replace(
+        recorded_state(cluster.directory, None, answering_port), cluster_name="shardlab-other"
+    )
+    config_dir = recorded.nodes[0].layout.config_dir
+    node = subprocess.Popen(["sleep", "30"], env={"OPENSEARCH_PATH_CONF": str(config_dir)})
+    try:
+        (cluster.directory / "lab.json").write_text(
+            replace(recorded, nodes=(replace(recorded.nodes[0], pid=node.pid),)).to_json()
+        )
+        state = cluster.state()
+        assert state is not None and not state.running
     finally:
         node.kill()
         node.wait()

@@ -22,9 +22,19 @@ class Readiness:
     line: str  # what we are waiting for, or how the cluster is when ready
 
 
-def readiness(health: dict[str, Any], indices: list[dict[str, Any]], nodes: int) -> Readiness:
-    """`health` from _cluster/health, `indices` from _cat/indices (index, health, rep)."""
+def readiness(
+    health: dict[str, Any],
+    indices: list[dict[str, Any]],
+    nodes: int,
+    cluster_name: str | None = None,
+) -> Readiness:
+    """`health` from _cluster/health, `indices` from _cat/indices (index, health, rep).
+    With `cluster_name`, only that cluster counts: another one answering on the lab's port
+    (a node of this lab that could not bind it) is not this lab being ready."""
     status = health.get("status", "?")
+    answered_by = health.get("cluster_name")
+    if cluster_name is not None and answered_by != cluster_name:
+        return Readiness(False, f"another cluster ({answered_by}) answers on the lab's port")
     joined = int(health.get("number_of_nodes", 0))
     if joined < nodes:
         return Readiness(False, f"cluster {status}, {joined}/{nodes} node(s) joined")
@@ -47,7 +57,9 @@ def readiness(health: dict[str, Any], indices: list[dict[str, Any]], nodes: int)
     )
 
 
-def check_readiness(client: ClusterClient, nodes: int) -> Readiness:
+def check_readiness(
+    client: ClusterClient, nodes: int, cluster_name: str | None = None
+) -> Readiness:
     try:
         health = client.get("/_cluster/health", timeout_s=5)
         indices = []
@@ -59,4 +71,4 @@ def check_readiness(client: ClusterClient, nodes: int) -> Readiness:
         return Readiness(False, f"waiting for HTTP on {client.url}")
     except ClusterHTTPError as error:
         return Readiness(False, f"waiting for the cluster ({error.reason()})")
-    return readiness(health, indices, nodes)
+    return readiness(health, indices, nodes, cluster_name)

@@ -73,7 +73,10 @@ class LocalCluster:
         if recorded is None:
             return None
         nodes = tuple(
-            replace(node, running=node.process_alive() and _answers(node.url))
+            replace(
+                node,
+                running=node.process_alive() and _answers(node.url, recorded.cluster_name),
+            )
             for node in recorded.nodes
         )
         return replace(recorded, nodes=nodes)
@@ -274,7 +277,7 @@ class LocalCluster:
                     raise node_process.startup_failure(
                         node.name, node.layout.console_log, "exited during startup"
                     )
-            ready = check_readiness(client, len(state.nodes))
+            ready = check_readiness(client, len(state.nodes), state.cluster_name)
             line = ready.line
             if ready.ready:
                 status(f"cluster {line} after {elapsed_s:.0f} s")
@@ -319,9 +322,10 @@ class LocalCluster:
 # -- waiting -------------------------------------------------------------------------------
 
 
-def _answers(url: str) -> bool:
+def _answers(url: str, cluster_name: str) -> bool:
+    """The lab's own cluster answers at `url` (not another one that took the port)."""
     try:
-        ClusterClient([url], timeout_s=2).get("/")
+        root = ClusterClient([url], timeout_s=2).get("/")
     except (UsageError, ClusterHTTPError):
         return False
-    return True
+    return isinstance(root, dict) and root.get("cluster_name") == cluster_name
