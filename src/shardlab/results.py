@@ -4,7 +4,7 @@ live run and on one stored a week ago."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
 
@@ -14,7 +14,7 @@ def _field(source: Any, name: str) -> Any:
 
 
 @dataclass(frozen=True)
-class Counts:
+class Counters:
     requests: int = 0
     requests_ok: int = 0
     requests_item_errors: int = 0
@@ -28,6 +28,7 @@ class Counts:
     retries: int = 0
     bytes_sent: int = 0
     bytes_received: int = 0
+    schedule_lag_us: int = 0  # summed over requests: how late each was sent after it was due
 
     @property
     def docs_settled(self) -> int:
@@ -41,18 +42,18 @@ class Counts:
         return self.requests - self.requests_ok
 
     @classmethod
-    def of(cls, source: Any) -> Counts:
+    def of(cls, source: Any) -> Counters:
         """From any object or mapping with these field names (engine objects, store rows)."""
         return cls(**{f.name: int(_field(source, f.name)) for f in fields(cls)})
 
-    def __add__(self, other: Counts) -> Counts:
-        return Counts(
+    def __add__(self, other: Counters) -> Counters:
+        return Counters(
             **{f.name: getattr(self, f.name) + getattr(other, f.name) for f in fields(self)}
         )
 
 
 @dataclass(frozen=True)
-class Latency:
+class LatencySummary:
     """Percentiles of one latency histogram, in milliseconds."""
 
     count: int = 0
@@ -65,7 +66,7 @@ class Latency:
     min_ms: float = 0.0
 
     @classmethod
-    def of(cls, source: Any) -> Latency:
+    def of(cls, source: Any) -> LatencySummary:
         return cls(
             int(_field(source, "count")),
             *(float(_field(source, f.name)) for f in fields(cls) if f.name != "count"),
@@ -73,35 +74,39 @@ class Latency:
 
 
 @dataclass(frozen=True)
-class IntervalRecord:
+class Interval:
     index: int
-    start_s: float
+    start_s: float  # seconds since the run started
     duration_s: float
-    counts: Counts
-    service: Latency
-    response: Latency
+    counters: Counters
+    service: LatencySummary
+    response: LatencySummary
+    start_unix_s: float = 0.0  # the same start on the wall clock, the time base of telemetry
+    schedule_lag_max_ms: float = 0.0
     service_histogram: bytes = b""  # HdrHistogram V2 compressed, for later merges
     response_histogram: bytes = b""
 
 
 @dataclass(frozen=True)
-class ErrorKind:
+class ErrorSample:
     kind: str
     count: int
     example: str
 
 
 @dataclass(frozen=True)
-class RunTotals:
+class Totals:
     elapsed_s: float
     stopped_by: str  # duration | docs | stop
     in_flight_abandoned: int
-    counts: Counts
-    service: Latency
-    response: Latency
-    errors: tuple[ErrorKind, ...] = ()
+    counters: Counters
+    service: LatencySummary
+    response: LatencySummary
+    errors: tuple[ErrorSample, ...] = ()
     service_histogram: bytes = b""
     response_histogram: bytes = b""
+    started_unix_s: float = 0.0
+    schedule_lag_max_ms: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -116,14 +121,3 @@ class IndexCheck:
     @property
     def matches(self) -> bool:
         return self.doc_count == self.docs_acked
-
-
-@dataclass
-class RunOutcome:
-    """Everything one `shardlab run` produced, as stored."""
-
-    run_id: int
-    status: str  # completed | interrupted | failed
-    totals: RunTotals | None
-    index_check: IndexCheck | None = None
-    warnings: list[str] = field(default_factory=list)

@@ -1,9 +1,10 @@
-"""The results store: one SQLite file holding every run's plan, environment, per-interval
-series, histograms, errors and summary.
+"""The results store: one SQLite file holding every run's plan, compiled engine spec,
+environment, per-interval series and histograms, telemetry, errors and summary.
 
-A run's row is written before the load starts and each interval as soon as it arrives, so
-a run that is interrupted or crashes keeps what it measured. A row left `running` by a
-process that no longer exists reads back as `interrupted`.
+A run's row is written before the load starts, each interval as soon as it arrives, and the
+telemetry in one batch per interval, so a run that is interrupted or crashes keeps what it
+measured. A row left `running` by a process that no longer exists reads back as
+`interrupted`.
 """
 
 from __future__ import annotations
@@ -12,73 +13,17 @@ import json
 import os
 import socket
 import sqlite3
-from dataclasses import asdict, dataclass, fields
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from shardlab.errors import UsageError
-from shardlab.results import Counts, ErrorKind, IntervalRecord, Latency, RunTotals
-
-SCHEMA_VERSION = 2
-# what takes a store of version N-1 to version N
-_MIGRATIONS = {2: "ALTER TABLE intervals ADD COLUMN response_histogram BLOB"}
-_COUNT_COLUMNS = [f.name for f in fields(Counts)]
-_LATENCY_COLUMNS = [f.name for f in fields(Latency)]
-_INTERVAL_COLUMNS = [
-    "run_id",
-    "idx",
-    "start_s",
-    "duration_s",
-    *_COUNT_COLUMNS,
-    *(f"service_{name}" for name in _LATENCY_COLUMNS),
-    *(f"response_{name}" for name in _LATENCY_COLUMNS),
-    "service_histogram",
-    "response_histogram",
-]
-
-_SCHEMA = f"""
-CREATE TABLE IF NOT EXISTS runs (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    workload TEXT NOT NULL,
-    variant TEXT NOT NULL,
-    status TEXT NOT NULL,
-    started_at TEXT NOT NULL,
-    ended_at TEXT,
-    hostname TEXT NOT NULL,
-    pid INTEGER NOT NULL,
-    plan_json TEXT NOT NULL,
-    target_json TEXT NOT NULL,
-    environment_json TEXT NOT NULL,
-    totals_json TEXT,
-    summary_json TEXT,
-    problem TEXT
-);
-CREATE TABLE IF NOT EXISTS intervals (
-    run_id INTEGER NOT NULL REFERENCES runs(id),
-    idx INTEGER NOT NULL,
-    start_s REAL NOT NULL,
-    duration_s REAL NOT NULL,
-    {", ".join(f"{name} INTEGER NOT NULL" for name in _COUNT_COLUMNS)},
-    {", ".join(f"service_{name} REAL NOT NULL" for name in _LATENCY_COLUMNS)},
-    {", ".join(f"response_{name} REAL NOT NULL" for name in _LATENCY_COLUMNS)},
-    service_histogram BLOB,
-    response_histogram BLOB,
-    PRIMARY KEY (run_id, idx)
-);
-CREATE TABLE IF NOT EXISTS histograms (
-    run_id INTEGER NOT NULL REFERENCES runs(id),
-    name TEXT NOT NULL,
-    encoded BLOB NOT NULL,
-    PRIMARY KEY (run_id, name)
-);
-CREATE TABLE IF NOT EXISTS errors (
-    run_id INTEGER NOT NULL REFERENCES runs(id),
-    kind TEXT NOT NULL,
-    count INTEGER NOT NULL,
-    example TEXT NOT NULL
-);
-"""
+from shardlab.results import Counters, ErrorSample, Interval, LatencySummary, Totals
+from shardlab.store.schema import COUNT_COLUMNS, INTERVAL_COLUMNS, LATENCY_COLUMNS, open_database
+from shardlab.store.telemetry import TelemetryTables
+from shardlab.telemetry.probe import Event, Row, Sample
 
 
 @dataclass(frozen=True)
@@ -96,6 +41,21 @@ class StoredRun:
     totals: dict[str, Any] | None
     summary: dict[str, Any] | None
     problem: str | None
+    engine_spec: dict[str, Any] | None = None
+    started_unix_s: float | None = None
+    # what was observed after the load and cannot be recomputed: the index count, problems
+    conclusion: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class RunData:
+    """Everything stored about one run: what reports and analysis are computed from."""
+
+    run: StoredRun
+    intervals: list[Interval]
+    samples: list[Sample]
+    events: list[Event]
+    errors: list[ErrorSample]
 
 
 def _now() -> str:
@@ -116,31 +76,23 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
+def _totals_json(text: str | None) -> dict[str, Any] | None:
+    totals: dict[str, Any] | None = _json(text)
+    if totals is not None and "counts" in totals:  # schema 2 named them `counts`
+        totals["counters"] = totals.pop("counts")
+    return totals
+
+
+def _wall_start(row: sqlite3.Row, run_started_unix_s: float) -> float:
+    stored = row["start_unix_s"]
+    return float(stored) if stored is not None else run_started_unix_s + row["start_s"]
+
+
 class Store:
     def __init__(self, path: Path) -> None:
         self.path = path
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(path)
-            self._db.row_factory = sqlite3.Row
-            self._db.executescript(_SCHEMA)
-            version = self._db.execute("PRAGMA user_version").fetchone()[0]
-            if version > SCHEMA_VERSION:
-                raise UsageError(
-                    "--store",
-                    path,
-                    f"was written by a newer shardlab (schema {version})",
-                    "upgrade shardlab or choose another --store",
-                )
-            if 0 < version < SCHEMA_VERSION:
-                with self._db:
-                    for step in range(version + 1, SCHEMA_VERSION + 1):
-                        self._db.execute(_MIGRATIONS[step])
-            self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        except (sqlite3.DatabaseError, OSError) as error:
-            raise UsageError(
-                "--store", path, f"cannot be opened as a results store ({error})"
-            ) from None
+        self._db = open_database(path)
+        self.telemetry = TelemetryTables(self._db)
 
     def close(self) -> None:
         self._db.close()
@@ -160,11 +112,13 @@ class Store:
         plan: dict[str, Any],
         target: dict[str, Any],
         environment: dict[str, Any],
+        engine_spec: dict[str, Any] | None = None,
     ) -> int:
         with self._db:
             cursor = self._db.execute(
                 "INSERT INTO runs (workload, variant, status, started_at, hostname, pid,"
-                " plan_json, target_json, environment_json) VALUES (?,?,?,?,?,?,?,?,?)",
+                " plan_json, target_json, environment_json, engine_spec_json)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?)",
                 (
                     workload,
                     variant,
@@ -175,21 +129,23 @@ class Store:
                     json.dumps(plan),
                     json.dumps(target),
                     json.dumps(environment),
+                    json.dumps(engine_spec) if engine_spec is not None else None,
                 ),
             )
         assert cursor.lastrowid is not None
         return cursor.lastrowid
 
-    def add_interval(self, run_id: int, interval: IntervalRecord) -> None:
-        counts = [getattr(interval.counts, name) for name in _COUNT_COLUMNS]
-        service = [getattr(interval.service, name) for name in _LATENCY_COLUMNS]
-        response = [getattr(interval.response, name) for name in _LATENCY_COLUMNS]
+    def add_interval(self, run_id: int, interval: Interval) -> None:
+        counts = [getattr(interval.counters, name) for name in COUNT_COLUMNS]
+        service = [getattr(interval.service, name) for name in LATENCY_COLUMNS]
+        response = [getattr(interval.response, name) for name in LATENCY_COLUMNS]
         values: list[object] = [run_id, interval.index, interval.start_s, interval.duration_s]
         values += counts + service + response
         values += [interval.service_histogram, interval.response_histogram]
+        values += [interval.start_unix_s, interval.schedule_lag_max_ms]
         with self._db:
             self._db.execute(
-                f"INSERT INTO intervals ({', '.join(_INTERVAL_COLUMNS)})"
+                f"INSERT INTO intervals ({', '.join(INTERVAL_COLUMNS)})"
                 f" VALUES ({','.join('?' * len(values))})",
                 values,
             )
@@ -198,7 +154,7 @@ class Store:
         self,
         run_id: int,
         status: str,
-        totals: RunTotals | None = None,
+        totals: Totals | None = None,
         summary: dict[str, Any] | None = None,
         problem: str | None = None,
     ) -> None:
@@ -210,14 +166,15 @@ class Store:
             totals_json = json.dumps(plain)
         with self._db:
             self._db.execute(
-                "UPDATE runs SET status=?, ended_at=?, totals_json=?, summary_json=?, problem=?"
-                " WHERE id=?",
+                "UPDATE runs SET status=?, ended_at=?, totals_json=?, summary_json=?, problem=?,"
+                " started_unix_s=COALESCE(?, started_unix_s) WHERE id=?",
                 (
                     status,
                     _now(),
                     totals_json,
                     json.dumps(summary) if summary else None,
                     problem,
+                    totals.started_unix_s if totals is not None else None,
                     run_id,
                 ),
             )
@@ -233,6 +190,15 @@ class Store:
                     "INSERT INTO errors VALUES (?,?,?,?)",
                     [(run_id, e.kind, e.count, e.example) for e in totals.errors],
                 )
+
+    def add_telemetry(self, run_id: int, rows: Iterable[Row]) -> None:
+        self.telemetry.add(run_id, rows)
+
+    def set_conclusion(self, run_id: int, conclusion: dict[str, Any]) -> None:
+        with self._db:
+            self._db.execute(
+                "UPDATE runs SET conclusion_json=? WHERE id=?", (json.dumps(conclusion), run_id)
+            )
 
     def set_summary(self, run_id: int, summary: dict[str, Any]) -> None:
         with self._db:
@@ -259,9 +225,12 @@ class Store:
             plan=_json(row["plan_json"]),
             target=_json(row["target_json"]),
             environment=_json(row["environment_json"]),
-            totals=_json(row["totals_json"]),
+            totals=_totals_json(row["totals_json"]),
             summary=_json(row["summary_json"]),
             problem=row["problem"],
+            engine_spec=_json(row["engine_spec_json"]),
+            started_unix_s=row["started_unix_s"],
+            conclusion=_json(row["conclusion_json"]),
         )
 
     def runs(self, limit: int = 50) -> list[StoredRun]:
@@ -274,23 +243,53 @@ class Store:
             raise UsageError("run", run_id, f"is not in {self.path}", "see shardlab runs list")
         return self._stored(row)
 
-    def intervals(self, run_id: int) -> list[IntervalRecord]:
+    def intervals(self, run_id: int) -> list[Interval]:
+        run_started_unix_s = self._started_unix_s(run_id)
         rows = self._db.execute(
             "SELECT * FROM intervals WHERE run_id=? ORDER BY idx", (run_id,)
         ).fetchall()
         return [
-            IntervalRecord(
+            Interval(
                 index=row["idx"],
                 start_s=row["start_s"],
                 duration_s=row["duration_s"],
-                counts=Counts.of({name: row[name] for name in _COUNT_COLUMNS}),
-                service=Latency.of({n: row[f"service_{n}"] for n in _LATENCY_COLUMNS}),
-                response=Latency.of({n: row[f"response_{n}"] for n in _LATENCY_COLUMNS}),
+                counters=Counters.of({name: row[name] for name in COUNT_COLUMNS}),
+                service=LatencySummary.of({n: row[f"service_{n}"] for n in LATENCY_COLUMNS}),
+                response=LatencySummary.of({n: row[f"response_{n}"] for n in LATENCY_COLUMNS}),
                 service_histogram=row["service_histogram"] or b"",
                 response_histogram=row["response_histogram"] or b"",
+                start_unix_s=_wall_start(row, run_started_unix_s),
+                schedule_lag_max_ms=row["schedule_lag_max_ms"],
             )
             for row in rows
         ]
+
+    def _started_unix_s(self, run_id: int) -> float:
+        """The run's start on the wall clock; a run stored before the engine reported it
+        (schema 2) has only its ISO start time, good to the second."""
+        row = self._db.execute(
+            "SELECT started_unix_s, started_at FROM runs WHERE id=?", (run_id,)
+        ).fetchone()
+        if row is None:
+            return 0.0
+        if row["started_unix_s"] is not None:
+            return float(row["started_unix_s"])
+        return datetime.fromisoformat(row["started_at"]).timestamp()
+
+    def run_data(self, run_id: int) -> RunData:
+        return RunData(
+            self.run(run_id),
+            self.intervals(run_id),
+            self.samples(run_id),
+            self.events(run_id),
+            self.errors(run_id),
+        )
+
+    def samples(self, run_id: int, probe: str | None = None) -> list[Sample]:
+        return self.telemetry.samples(run_id, probe)
+
+    def events(self, run_id: int) -> list[Event]:
+        return self.telemetry.events(run_id)
 
     def histogram(self, run_id: int, name: str) -> bytes | None:
         row = self._db.execute(
@@ -298,8 +297,8 @@ class Store:
         ).fetchone()
         return None if row is None else bytes(row["encoded"])
 
-    def errors(self, run_id: int) -> list[ErrorKind]:
+    def errors(self, run_id: int) -> list[ErrorSample]:
         rows = self._db.execute(
             "SELECT kind, count, example FROM errors WHERE run_id=? ORDER BY count DESC", (run_id,)
         )
-        return [ErrorKind(row["kind"], row["count"], row["example"]) for row in rows]
+        return [ErrorSample(row["kind"], row["count"], row["example"]) for row in rows]
