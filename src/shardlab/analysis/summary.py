@@ -1,20 +1,34 @@
-"""The seed-style summary of a run, and the warnings that say how far to trust it."""
+"""The seed-style summary of a run's measured phase, and the warnings that say how far to
+trust it.
+
+The summary is computed from the stored intervals, never from live state: the intervals of
+the warm-up are left out, the counters of the others are added, and their HdrHistograms are
+merged (natively) into one per clock, so every percentile is exact, never an average of
+percentiles. `shardlab runs show` computes the same summary from the same rows.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from shardlab.results import IndexCheck, RunTotals
+from shardlab._engine import merge_histograms
+from shardlab.results import Counters, IndexCheck, Interval, LatencySummary
+
+# An interval whose start lies this close before the warm-up's end is measured: intervals
+# start a few microseconds after their nominal time.
+_START_SLACK_S = 1e-3
 
 
 @dataclass(frozen=True)
 class RunSummary:
     """The seeds' columns (# samples, average response time, throughput, # errors, error
     rate), where a sample is one bulk request as in their JMeter tables, plus documents/s
-    and percentiles."""
+    and both latency clocks: service (sent -> answered; what JMeter's "average response
+    time" measured in a closed loop) and response (due by the schedule -> answered, which
+    adds the time a request waited in the client)."""
 
     samples: int
-    avg_response_ms: float
     ops_per_s: float
     errors: int
     error_rate: float  # a fraction: 0.018 is the seed's "1.8 %"
@@ -23,66 +37,73 @@ class RunSummary:
     docs_rejected: int
     docs_failed: int
     retries: int
-    p50_ms: float
-    p90_ms: float
-    p99_ms: float
-    max_ms: float
-    elapsed_s: float
-    index_doc_count: int | None
-    count_matches: bool | None
+    measured_s: float  # the measured phase: the run minus its warm-up
+    warmup_s: float
+    intervals: int  # in the measured phase
+    service: LatencySummary
+    response: LatencySummary
 
 
-def summarize(totals: RunTotals, index_check: IndexCheck | None = None) -> RunSummary:
-    counts = totals.counts
-    elapsed_s = totals.elapsed_s
-    per_s = 1.0 / elapsed_s if elapsed_s > 0 else 0.0
+def measured_intervals(intervals: Sequence[Interval], warmup_s: float) -> list[Interval]:
+    """The intervals after the warm-up (all of them without one)."""
+    return [i for i in intervals if i.start_s >= warmup_s - _START_SLACK_S]
+
+
+def merged_latency(encoded: Sequence[bytes]) -> LatencySummary:
+    """One exact summary from several stored HdrHistograms (the engine's own merge)."""
+    return LatencySummary.of(merge_histograms(list(encoded)))
+
+
+def summarize(intervals: Sequence[Interval], warmup_s: float = 0.0) -> RunSummary:
+    measured = measured_intervals(intervals, warmup_s)
+    counters = sum((i.counters for i in measured), Counters())
+    measured_s = sum(i.duration_s for i in measured)
+    per_s = 1.0 / measured_s if measured_s > 0 else 0.0
     return RunSummary(
-        samples=counts.requests,
-        avg_response_ms=totals.service.mean_ms,
-        ops_per_s=counts.requests * per_s,
-        errors=counts.requests_with_errors,
-        error_rate=counts.requests_with_errors / counts.requests if counts.requests else 0.0,
-        docs_per_s=counts.docs_acked * per_s,
-        docs_acked=counts.docs_acked,
-        docs_rejected=counts.docs_rejected,
-        docs_failed=counts.docs_failed,
-        retries=counts.retries,
-        p50_ms=totals.service.p50_ms,
-        p90_ms=totals.service.p90_ms,
-        p99_ms=totals.service.p99_ms,
-        max_ms=totals.service.max_ms,
-        elapsed_s=elapsed_s,
-        index_doc_count=index_check.doc_count if index_check else None,
-        count_matches=index_check.matches if index_check else None,
+        samples=counters.requests,
+        ops_per_s=counters.requests * per_s,
+        errors=counters.requests_with_errors,
+        error_rate=counters.requests_with_errors / counters.requests if counters.requests else 0.0,
+        docs_per_s=counters.docs_acked * per_s,
+        docs_acked=counters.docs_acked,
+        docs_rejected=counters.docs_rejected,
+        docs_failed=counters.docs_failed,
+        retries=counters.retries,
+        measured_s=measured_s,
+        warmup_s=warmup_s,
+        intervals=len(measured),
+        service=merged_latency([i.service_histogram for i in measured]),
+        response=merged_latency([i.response_histogram for i in measured]),
     )
 
 
 REJECTION_WARN_FRACTION = 0.01
 
 
-def warnings_for(totals: RunTotals, index_check: IndexCheck | None) -> list[str]:
-    """Measurement-quality problems, each with what it means for the numbers."""
+def warnings_for(
+    counters: Counters, in_flight_abandoned: int, index_check: IndexCheck | None
+) -> list[str]:
+    """Measurement-quality problems of the whole run, each with what it means."""
     notes: list[str] = []
-    counts = totals.counts
-    if counts.requests == 0:
+    if counters.requests == 0:
         notes.append("no bulk request was answered: there is nothing to measure")
         return notes
-    rejected_requests = counts.requests_http_429 + counts.requests_item_errors
-    settled = counts.docs_settled
-    if counts.docs_rejected and counts.docs_rejected >= REJECTION_WARN_FRACTION * settled:
-        share = counts.docs_rejected / settled
+    rejected_requests = counters.requests_http_429 + counters.requests_item_errors
+    settled = counters.docs_settled
+    if counters.docs_rejected and counters.docs_rejected >= REJECTION_WARN_FRACTION * settled:
+        share = counters.docs_rejected / settled
         notes.append(
             f"{share:.1%} of documents were rejected (429, {rejected_requests} requests): the "
             "cluster, not the driver, is the limit; fewer clients find the error-free rate"
         )
-    if counts.requests_transport:
+    if counters.requests_transport:
         notes.append(
-            f"{counts.requests_transport} requests got no HTTP answer (refused, reset or timed "
-            "out): check the nodes' logs"
+            f"{counters.requests_transport} requests got no HTTP answer (refused, reset or "
+            "timed out): check the nodes' logs"
         )
-    if totals.in_flight_abandoned:
+    if in_flight_abandoned:
         notes.append(
-            f"{totals.in_flight_abandoned} requests were still unanswered when the run stopped; "
+            f"{in_flight_abandoned} requests were still unanswered when the run stopped; "
             "the index may hold documents the driver did not count"
         )
     if index_check is not None and index_check.unassigned_shards:
