@@ -20,7 +20,7 @@ from shardlab import _engine
 from shardlab.cluster.client import Auth
 from shardlab.errors import UsageError
 from shardlab.plan import LoadPlan, Target
-from shardlab.results import Counts, ErrorKind, IntervalRecord, Latency, RunTotals
+from shardlab.results import Counters, ErrorSample, Interval, LatencySummary, Totals
 from shardlab.workloads.base import Workload
 from shardlab.workloads.index import index_path
 
@@ -68,36 +68,40 @@ def engine_spec(plan: LoadPlan, target: Target, workload: Workload) -> dict[str,
     }
 
 
-def interval_record(interval: _engine.Interval) -> IntervalRecord:
-    return IntervalRecord(
+def interval_record(interval: _engine.Interval) -> Interval:
+    return Interval(
         index=interval.index,
         start_s=interval.start_s,
         duration_s=interval.duration_s,
-        counts=Counts.of(interval.counters),
-        service=Latency.of(interval.service),
-        response=Latency.of(interval.response),
+        counters=Counters.of(interval.counters),
+        service=LatencySummary.of(interval.service),
+        response=LatencySummary.of(interval.response),
         service_histogram=interval.service.encoded(),
         response_histogram=interval.response.encoded(),
+        start_unix_s=interval.start_unix_s,
+        schedule_lag_max_ms=interval.schedule_lag_max_ms,
     )
 
 
-def totals_record(totals: _engine.Totals) -> RunTotals:
-    return RunTotals(
+def totals_record(totals: _engine.Totals) -> Totals:
+    return Totals(
         elapsed_s=totals.elapsed_s,
         stopped_by=totals.stopped_by,
         in_flight_abandoned=totals.in_flight_abandoned,
-        counts=Counts.of(totals.counters),
-        service=Latency.of(totals.service),
-        response=Latency.of(totals.response),
-        errors=tuple(ErrorKind(e.kind, e.count, e.example) for e in totals.errors),
+        counters=Counters.of(totals.counters),
+        service=LatencySummary.of(totals.service),
+        response=LatencySummary.of(totals.response),
+        errors=tuple(ErrorSample(e.kind, e.count, e.example) for e in totals.errors),
         service_histogram=totals.service.encoded(),
         response_histogram=totals.response.encoded(),
+        started_unix_s=totals.started_unix_s,
+        schedule_lag_max_ms=totals.schedule_lag_max_ms,
     )
 
 
 @dataclass(frozen=True)
 class DriveResult:
-    totals: RunTotals
+    totals: Totals
     interrupted: bool  # stopped early by Ctrl-C
 
 
@@ -109,7 +113,27 @@ def compile_engine(spec: dict[str, Any]) -> _engine.Engine:
         raise UsageError("load plan", None, str(error)) from None
 
 
-def drive(engine: _engine.Engine, on_interval: Callable[[IntervalRecord], None]) -> DriveResult:
+# In-flight bulk bodies may take at most this share of the machine's memory.
+IN_FLIGHT_MEMORY_SHARE = 0.5
+
+
+def check_in_flight_memory(clients: int, bulk_bytes: int, memory_bytes: int) -> None:
+    """Each client holds one bulk body in flight: refuse a plan whose bodies alone would not
+    fit (pure)."""
+    in_flight_bytes = clients * bulk_bytes
+    if in_flight_bytes > IN_FLIGHT_MEMORY_SHARE * memory_bytes:
+        gib = 1024**3
+        raise UsageError(
+            "--clients",
+            clients,
+            f"with bulks of ~{bulk_bytes / 1024**2:,.1f} MiB would hold "
+            f"~{in_flight_bytes / gib:,.1f} GiB in flight, more than half of this machine's "
+            f"{memory_bytes / gib:,.1f} GiB",
+            "use fewer --clients or smaller bulks (--bulk-docs, --bulk-bytes)",
+        )
+
+
+def drive(engine: _engine.Engine, on_interval: Callable[[Interval], None]) -> DriveResult:
     """Run the compiled load; call `on_interval` once per interval, on this thread."""
     stop_requested = threading.Event()
 

@@ -193,6 +193,17 @@ class StopCondition:
 
 
 @dataclass(frozen=True)
+class TelemetryPlan:
+    """What the probes watch while the load runs: on by default, every second."""
+
+    enabled: bool = True
+    sample_interval_s: float = 1.0
+
+    def __post_init__(self) -> None:
+        _within("--sample-interval", self.sample_interval_s, 0.1, 3600.0, "use e.g. 1s")
+
+
+@dataclass(frozen=True)
 class LoadPlan:
     workload: str
     variant: str
@@ -207,6 +218,8 @@ class LoadPlan:
     seed: int = 1
     engine_threads: int = 1
     request_timeout_s: float = 120.0
+    warmup_s: float = 0.0  # the first intervals are warm-up: left out of the summary
+    telemetry: TelemetryPlan = field(default_factory=TelemetryPlan)
 
     def __post_init__(self) -> None:
         check_index_name(self.index)
@@ -220,6 +233,16 @@ class LoadPlan:
             raise UsageError("--rate", self.rate_per_s, "must be a number above zero")
         if self.interval_s < MIN_INTERVAL_S:
             raise UsageError("--interval", f"{self.interval_s}s", "must be at least 1ms")
+        if self.warmup_s < 0 or not math.isfinite(self.warmup_s):
+            raise UsageError("--warmup", f"{self.warmup_s}s", "must be zero or more")
+        duration_s = self.stop.duration_s
+        if duration_s is not None and self.warmup_s >= duration_s:
+            raise UsageError(
+                "--warmup",
+                f"{self.warmup_s:g}s",
+                f"leaves nothing to measure in a {duration_s:g}s run",
+                "make --duration longer than --warmup",
+            )
 
 
 @dataclass(frozen=True)

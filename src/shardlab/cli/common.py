@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -11,8 +12,19 @@ from rich.console import Console
 from shardlab.paths import default_store_path
 from shardlab.store import Store
 
-console = Console(highlight=False)
-err_console = Console(stderr=True, highlight=False)
+# Written to a pipe or a file, a table is never cut to a terminal's width: the reader is a
+# script or a file, and "inte…" or "35,5…" would be a lie. On a terminal, its own width.
+_UNCUT_WIDTH = 10_000
+
+
+def _console(stderr: bool = False) -> Console:
+    stream = sys.stderr if stderr else sys.stdout
+    width = None if stream.isatty() else _UNCUT_WIDTH
+    return Console(stderr=stderr, highlight=False, width=width)
+
+
+console = _console()
+err_console = _console(stderr=True)
 
 StoreOption = Annotated[
     Path | None,

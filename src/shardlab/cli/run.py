@@ -7,26 +7,14 @@ from typing import Annotated
 
 import typer
 
-from shardlab.analysis.summary import summarize
 from shardlab.benchmark import run_benchmark
 from shardlab.cli.cluster import start_local_cluster
 from shardlab.cli.common import LabOption, StoreOption, console, open_store
 from shardlab.cluster.client import ClusterClient
-from shardlab.errors import UsageError
-from shardlab.plan import (
-    BulkSize,
-    IndexSettings,
-    LoadPlan,
-    RetryPolicy,
-    StopCondition,
-    Target,
-    parse_count,
-    parse_duration_s,
-    parse_size_bytes,
-    parse_targets,
-)
+from shardlab.options import RunOptions, plan_from_options, remote_target
+from shardlab.plan import Target
 from shardlab.report.live import LiveProgress
-from shardlab.report.tables import documents_line, summary_table
+from shardlab.report.run_view import run_view
 from shardlab.workloads import WORKLOADS, workload_named
 
 Opt = typer.Option
@@ -67,6 +55,15 @@ def run(
     interval: Annotated[str, Opt(help="Reporting interval.")] = "1s",
     seed: Annotated[int, Opt(help="Seed of the document generator.")] = 1,
     threads: Annotated[int, Opt(help="Native engine threads.")] = 1,
+    warmup: Annotated[
+        str, Opt(help="Warm-up at the start of the run, left out of the summary, e.g. 15s.")
+    ] = "0s",
+    sample_interval: Annotated[
+        str, Opt(help="How often the probes sample node, host and driver stats.")
+    ] = "1s",
+    telemetry: Annotated[
+        bool, Opt(help="Sample node, cluster, host and driver stats while the load runs.")
+    ] = True,
     lab: LabOption = "default",
     store: StoreOption = None,
 ) -> None:
@@ -77,62 +74,49 @@ def run(
     recreated before the run, but only if shardlab created it.
     """
     workload = workload_named(workload_name)
-    if password is not None and user is None:
-        raise UsageError("--password", "(hidden)", "needs --user")
-    if docs is not None and duration is None:
-        stop = StopCondition(duration_s=None, docs=parse_count("--docs", docs))
-    else:
-        stop = StopCondition(
-            duration_s=parse_duration_s("--duration", duration or "60s"),
-            docs=parse_count("--docs", docs) if docs else None,
-        )
-    plan = LoadPlan(
-        workload=workload.name,
-        variant=workload.check_variant(variant),
-        index=workload.default_index if index is None else index,
-        index_settings=IndexSettings(shards, replicas, refresh.strip()),
+    options = RunOptions(
+        variant=variant,
+        shards=shards,
+        replicas=replicas,
+        refresh=refresh,
         clients=clients,
-        bulk=BulkSize(
-            docs=bulk_docs if bulk_docs is not None or bulk_bytes else 1000,
-            bytes=parse_size_bytes("--bulk-bytes", bulk_bytes) if bulk_bytes else None,
-        ),
-        stop=stop,
-        rate_per_s=rate,
-        retry=RetryPolicy(kind=retry),  # type: ignore[arg-type]  # checked by RetryPolicy
-        interval_s=parse_duration_s("--interval", interval),
+        bulk_docs=bulk_docs,
+        bulk_bytes=bulk_bytes,
+        duration=duration,
+        docs=docs,
+        rate=rate,
+        retry=retry,
+        interval=interval,
         seed=seed,
-        engine_threads=threads,
+        threads=threads,
+        index=index,
+        warmup=warmup,
+        sample_interval=sample_interval,
+        telemetry=telemetry,
     )
-    if target is None:
+    remote = None if target is None else remote_target(target, user, password, ca_cert, insecure)
+    plan = plan_from_options(workload, options)
+    if remote is None:
         state = start_local_cluster(lab)
         load_target = Target(urls=tuple(state.urls), kind="local", lab=lab)
     else:
-        load_target = Target(
-            parse_targets(target),
-            "remote",
-            user=user,
-            password=password,
-            ca_file=ca_cert,
-            verify_tls=not insecure,
-        )
+        load_target = remote
     client = ClusterClient.for_target(load_target)
 
     with open_store(store) as results:
+        settings = plan.index_settings
         console.print(
             f"[bold]{plan.workload}/{plan.variant}[/] -> {', '.join(load_target.urls)}: "
-            f"{plan.index_settings.shards} shard(s), {plan.index_settings.replicas} replica(s), "
-            f"refresh {plan.index_settings.refresh_interval}, {plan.clients} clients"
+            f"{settings.shards} shard(s), {settings.replicas} replica(s), "
+            f"refresh {settings.refresh_interval}, {plan.clients} clients"
+            + (f", warm-up {plan.warmup_s:g}s" if plan.warmup_s else "")
         )
         with LiveProgress(plan, console) as live:
             outcome = run_benchmark(
                 plan, load_target, workload, client, results, live.update, force
             )
-        assert outcome.totals is not None
-        summary = summarize(outcome.totals, outcome.index_check)
-        console.print(summary_table(summary, f"run {outcome.run_id} ({outcome.status})"))
-        console.print(documents_line(summary))
-        for warning in outcome.warnings:
-            console.print(f"[yellow]warning:[/] {warning}")
+        for renderable in run_view(outcome.analysis, f"run {outcome.run_id} ({outcome.status})"):
+            console.print(renderable)
         console.print(f"stored as run {outcome.run_id} in {results.path}")
     if target is None:
         lab_option = "" if lab == "default" else f" --lab {lab}"

@@ -1,63 +1,17 @@
-"""Terminal tables: the seed-style summary of a run, the list of stored runs, one run's series."""
+"""Terminal tables of stored runs: the list of runs, one run's intervals, its timeline of
+load beside telemetry, and its errors."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
 from rich.table import Table
 
-from shardlab.analysis.summary import RunSummary
-from shardlab.results import ErrorKind, IntervalRecord
+from shardlab.analysis.timeline import Column, TimelineRow
+from shardlab.report.records import list_record
+from shardlab.report.run_view import num
+from shardlab.results import ErrorSample, Interval
 from shardlab.store import StoredRun
-
-
-def _num(value: float) -> str:
-    """One decimal below 100, none above: 12.5 ms, 181 ms, 44,134 docs/s."""
-    return f"{value:,.1f}" if value < 100 else f"{value:,.0f}"
-
-
-def summary_table(summary: RunSummary, title: str) -> Table:
-    """The seeds' columns first (# samples, average response time, throughput, # errors,
-    error rate), then what they could not see."""
-    table = Table(title=title, title_justify="left")
-    for header in (
-        "# samples",
-        "avg response (ms)",
-        "throughput (ops/s)",
-        "# errors",
-        "error rate",
-        "docs/s",
-        "p50 ms",
-        "p90 ms",
-        "p99 ms",
-        "max ms",
-    ):
-        table.add_column(header, justify="right")
-    table.add_row(
-        f"{summary.samples:,}",
-        _num(summary.avg_response_ms),
-        _num(summary.ops_per_s),
-        f"{summary.errors:,}",
-        f"{summary.error_rate:.2%}",
-        _num(summary.docs_per_s),
-        _num(summary.p50_ms),
-        _num(summary.p90_ms),
-        _num(summary.p99_ms),
-        _num(summary.max_ms),
-    )
-    return table
-
-
-def documents_line(summary: RunSummary) -> str:
-    parts = [f"{summary.docs_acked:,} documents indexed in {summary.elapsed_s:.1f} s"]
-    if summary.docs_rejected or summary.docs_failed:
-        parts.append(f"{summary.docs_rejected:,} rejected (429), {summary.docs_failed:,} failed")
-    if summary.retries:
-        parts.append(f"{summary.retries:,} retries")
-    if summary.index_doc_count is not None:
-        verdict = "matches" if summary.count_matches else "DOES NOT match"
-        parts.append(f"index count after refresh {summary.index_doc_count:,} ({verdict})")
-    return "; ".join(parts)
 
 
 def runs_table(runs: list[StoredRun]) -> Table:
@@ -71,60 +25,85 @@ def runs_table(runs: list[StoredRun]) -> Table:
         ("clients", "right"),
         ("# samples", "right"),
         ("docs/s", "right"),
-        ("avg ms", "right"),
+        ("avg service ms", "right"),
+        ("p99 service ms", "right"),
         ("error rate", "right"),
     ):
         table.add_column(header, justify=justify)  # type: ignore[arg-type]
     for run in runs:
-        settings = run.plan.get("index_settings", {})
-        summary: dict[str, Any] = run.summary or {}
+        record = list_record(run)
+        samples, error_rate = record["samples"], record["error_rate"]
         table.add_row(
             str(run.id),
             run.started_at.replace("T", " ").removesuffix("+00:00"),
             f"{run.workload}/{run.variant}",
             run.status,
-            f"{settings.get('shards')}/{settings.get('replicas')}/{settings.get('refresh_interval')}",
-            str(run.plan.get("clients", "")),
-            f"{summary['samples']:,}" if summary else "-",
-            _num(summary["docs_per_s"]) if summary else "-",
-            _num(summary["avg_response_ms"]) if summary else "-",
-            f"{summary['error_rate']:.2%}" if summary else "-",
+            f"{record['shards']}/{record['replicas']}/{record['refresh_interval']}",
+            str(record["clients"] or ""),
+            f"{samples:,}" if samples is not None else "-",
+            num(record["docs_per_s"]),
+            num(record["service_mean_ms"]),
+            num(record["service_p99_ms"]),
+            f"{error_rate:.2%}" if error_rate is not None else "-",
         )
     return table
 
 
-def intervals_table(intervals: list[IntervalRecord]) -> Table:
+def intervals_table(intervals: list[Interval]) -> Table:
     table = Table(title="per interval", title_justify="left")
     for header in (
         "end (s)",
         "length (s)",
         "requests",
         "docs/s",
-        "p50 ms",
-        "p99 ms",
-        "max ms",
+        "service p50 ms",
+        "service p99 ms",
+        "response p99 ms",
+        "max service ms",
+        "lag max ms",
         "429",
         "errors",
     ):
         table.add_column(header, justify="right")
     for interval in intervals:
-        counts = interval.counts
+        counters = interval.counters
         per_s = 1.0 / interval.duration_s if interval.duration_s > 0 else 0.0
         table.add_row(
             f"{interval.start_s + interval.duration_s:.1f}",
             f"{interval.duration_s:.2f}",
-            f"{counts.requests:,}",
-            _num(counts.docs_acked * per_s),
-            _num(interval.service.p50_ms),
-            _num(interval.service.p99_ms),
-            _num(interval.service.max_ms),
-            f"{counts.docs_rejected:,}",
-            f"{counts.requests_with_errors:,}",
+            f"{counters.requests:,}",
+            num(counters.docs_acked * per_s),
+            num(interval.service.p50_ms),
+            num(interval.service.p99_ms),
+            num(interval.response.p99_ms),
+            num(interval.service.max_ms),
+            num(interval.schedule_lag_max_ms),
+            f"{counters.docs_rejected:,}",
+            f"{counters.requests_with_errors:,}",
         )
     return table
 
 
-def errors_table(errors: list[ErrorKind]) -> Table:
+def timeline_table(title: str, columns: Sequence[Column], rows: Sequence[TimelineRow]) -> Table:
+    """The load of each interval beside the telemetry of the same seconds."""
+    table = Table(title=title, title_justify="left")
+    for header in ("end (s)", "docs/s", "service p99 ms", "response p99 ms", "rejected docs"):
+        table.add_column(header, justify="right")
+    for column in columns:
+        table.add_column(column.heading, justify="right")
+    for row in rows:
+        table.add_row(
+            f"{row.since_start_s:.1f}",
+            num(row.docs_per_s),
+            num(row.service_p99_ms),
+            num(row.response_p99_ms),
+            f"{row.rejected_docs:,}",
+            *(num(value) for value in row.values),
+        )
+    return table
+
+
+def errors_table(errors: list[ErrorSample]) -> Table:
     table = Table(title="errors", title_justify="left")
     table.add_column("count", justify="right")
     table.add_column("kind")
