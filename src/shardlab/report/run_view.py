@@ -23,6 +23,11 @@ def num(value: float | None, unit: str = "") -> str:
     return f"{text}{unit}"
 
 
+def count(value: float | None) -> str:
+    """A count: 12, 1,204; '-' if unknown."""
+    return "-" if value is None else f"{value:,.0f}"
+
+
 def summary_table(summary: RunSummary, title: str) -> Table:
     """The seeds' columns: # samples (bulk requests), average time, throughput, # errors,
     error rate; then documents/s. The average is of service time (sent -> answered), which
@@ -131,7 +136,7 @@ def nodes_table(activity: ClusterActivity) -> Table:
             num(node.cpu_cores_used),
             num(node.process_cpu_percent_mean),
             f"{num(node.write_queue_mean)}/{num(node.write_queue_max)}",
-            num(node.write_rejected),
+            count(node.write_rejected),
             num(node.indexing_docs_per_s),
             merges,
             num(node.gc_time_ms_per_s),
@@ -164,9 +169,9 @@ def cluster_lines(analysis: RunAnalysis) -> list[str]:
         f"{written_mb} MB/s written{source}",
         f"disk wait {num(activity.disk_wait_cpu_percent)}% of CPU",
         f"write queue {queue}",
-        f"{num(activity.node_write_rejected)} rejected by the nodes, "
+        f"{count(activity.node_write_rejected)} rejected by the nodes, "
         f"{activity.engine_requests_http_429:,} requests answered 429",
-        f"{num(activity.merges_count)} merges ({merge_s} s)",
+        f"{count(activity.merges_count)} merges ({merge_s} s)",
         f"GC {num(activity.gc_time_ms_per_s)} ms/s",
     ]
     lines.append("averages: " + ", ".join(averages))

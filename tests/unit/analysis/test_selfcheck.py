@@ -85,6 +85,12 @@ def test_a_busy_host():
     )
 
 
+def test_a_host_busy_with_a_local_node_is_no_driver_problem():
+    # the node saturates the host; the driver takes 0.02 cores of it
+    driver = DriverActivity(0.02, 0.015, 0.005, 1e8, 2.0)
+    assert self_check(FIXED, busy_cluster(), calm_intervals(), driver).warnings == ()
+
+
 def test_schedule_lag_against_the_client_period():
     # 8 requests per interval, 480000 us of lag: 60 ms each, over 10% of the 500 ms period
     late = calm_intervals(schedule_lag_us=480_000, schedule_lag_max_ms=200.0)

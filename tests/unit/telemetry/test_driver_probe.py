@@ -72,6 +72,21 @@ def test_the_probe_feeds_engine_time_from_its_readings():
     assert probe.close(3.0) == []
 
 
+def test_the_python_side_never_goes_down_when_readings_round_apart():
+    # process and thread times are read a moment apart, each in clock ticks: the second
+    # reading's difference is a tick below the first, which must not read as a restart
+    readings = iter(
+        [
+            DriverReading(1.00, 10, (ThreadTime(7, "shardlab-engine", 0.50),)),
+            DriverReading(1.01, 10, (ThreadTime(7, "shardlab-engine", 0.52),)),
+            DriverReading(1.10, 10, (ThreadTime(7, "shardlab-engine", 0.55),)),
+        ]
+    )
+    probe = DriverProbe(pid=1, read=lambda: next(readings))
+    python_ms = [values(probe.sample(t))["python.cpu_time_ms_total"] for t in (1.0, 2.0, 3.0)]
+    assert python_ms == pytest.approx([500, 500, 550])
+
+
 @pytest.mark.skipif(sys.platform != "linux", reason="thread names come from /proc")
 def test_a_real_thread_named_like_the_engine_is_counted_as_the_engine():
     burnt = threading.Event()

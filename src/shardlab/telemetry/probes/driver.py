@@ -61,9 +61,17 @@ class EngineTime:
 
 
 def driver_samples(
-    reading: DriverReading, engine_cpu_s: float | None, now_unix_s: float
+    reading: DriverReading,
+    engine_cpu_s: float | None,
+    now_unix_s: float,
+    python_floor_s: float = 0.0,
 ) -> list[Sample]:
-    """The driver's rows; `engine_cpu_s` None where threads cannot be named (pure)."""
+    """The driver's rows; `engine_cpu_s` None where threads cannot be named (pure).
+
+    The Python side is the process minus the engine's threads, two readings taken a moment
+    apart and each rounded to clock ticks: it can come out a tick below the last sample.
+    A counter that goes down reads as a restart (its whole value counted again), so it is
+    held at `python_floor_s`, the last value sampled."""
 
     def sample(metric: str, value: float) -> Sample:
         return Sample(now_unix_s, NAME, SOURCE, metric, value)
@@ -74,7 +82,7 @@ def driver_samples(
     ]
     if engine_cpu_s is not None:
         samples.append(sample("engine.cpu_time_ms_total", engine_cpu_s * 1000))
-        python_s = max(0.0, reading.process_cpu_s - engine_cpu_s)
+        python_s = max(python_floor_s, reading.process_cpu_s - engine_cpu_s)
         samples.append(sample("python.cpu_time_ms_total", python_s * 1000))
     return samples
 
@@ -110,11 +118,16 @@ class DriverProbe:
         process = psutil.Process(pid)
         self._read = read or (lambda: read_driver(process))
         self._engine = EngineTime()
+        self._python_s = 0.0
 
     def sample(self, now_unix_s: float) -> Sequence[Row]:
         reading = self._read()
         engine_s = None if reading.threads is None else self._engine.update(reading.threads)
-        return driver_samples(reading, engine_s, now_unix_s)
+        rows = driver_samples(reading, engine_s, now_unix_s, self._python_s)
+        for row in rows:
+            if row.metric == "python.cpu_time_ms_total":
+                self._python_s = row.value / 1000
+        return rows
 
     def close(self, now_unix_s: float) -> Sequence[Row]:
         return []
