@@ -92,6 +92,11 @@ def plan_from_options(workload: Workload, options: RunOptions) -> LoadPlan:
     )
 
 
+def check_credentials(user: str | None, password: str | None) -> None:
+    if password is not None and user is None:
+        raise UsageError("--password", "(hidden)", "needs --user")
+
+
 def remote_target(
     urls: str,
     user: str | None = None,
@@ -100,8 +105,7 @@ def remote_target(
     insecure: bool = False,
 ) -> Target:
     """A running cluster named by its node URLs (`--target`)."""
-    if password is not None and user is None:
-        raise UsageError("--password", "(hidden)", "needs --user")
+    check_credentials(user, password)
     return Target(
         parse_targets(urls),
         "remote",

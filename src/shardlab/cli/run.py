@@ -11,7 +11,7 @@ from shardlab.benchmark import run_benchmark
 from shardlab.cli.cluster import start_local_cluster
 from shardlab.cli.common import LabOption, StoreOption, console, open_store
 from shardlab.cluster.client import ClusterClient
-from shardlab.options import RunOptions, plan_from_options, remote_target
+from shardlab.options import RunOptions, check_credentials, plan_from_options, remote_target
 from shardlab.plan import Target
 from shardlab.report.live import LiveProgress
 from shardlab.report.run_view import run_view
@@ -74,6 +74,7 @@ def run(
     recreated before the run, but only if shardlab created it.
     """
     workload = workload_named(workload_name)
+    check_credentials(user, password)
     options = RunOptions(
         variant=variant,
         shards=shards,
