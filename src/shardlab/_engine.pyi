@@ -41,11 +41,17 @@ class LatencySummary:
 
 @final
 class Counters:
-    """What happened in one interval, or in the whole run. All counts are exact."""
+    """What happened in one interval, or in the whole run. All counts are exact.
+
+    Every document generated ends in exactly one of five fates: `docs_acked`,
+    `docs_rejected`, `docs_failed` (the cluster answered), `docs_unknown` (sent, no answer)
+    or `docs_not_sent`."""
 
     @property
     def requests(self) -> int:
-        """Bulk requests answered or failed (a 'sample' in the seeds' JMeter tables)."""
+        """Bulk requests whose body was (at least partly) sent, answered or not (a 'sample'
+        in the seeds' JMeter tables). A connection that could not be made is not a request
+        (see `connect_errors`): its bulk is sent again to another target."""
     @property
     def requests_ok(self) -> int:
         """Requests answered 2xx with every item indexed."""
@@ -60,10 +66,11 @@ class Counters:
         """Requests answered with any other non-2xx status."""
     @property
     def requests_transport(self) -> int:
-        """Requests that got no HTTP answer (refused, reset, timed out, TLS handshake failed)."""
+        """Requests sent that got no HTTP answer: the connection broke (reset, closed) or
+        the request timed out. Their documents are `docs_unknown`."""
     @property
     def docs_sent(self) -> int:
-        """Documents sent, counting each retry again."""
+        """Documents of the requests sent (`requests`), counting each retry again."""
     @property
     def docs_acked(self) -> int:
         """Documents the cluster confirmed as indexed (item status 2xx)."""
@@ -72,7 +79,23 @@ class Counters:
         """Documents finally rejected with 429 / es_rejected_execution_exception."""
     @property
     def docs_failed(self) -> int:
-        """Documents finally failed for any other reason."""
+        """Documents the cluster answered with any other error (an item error, a non-2xx
+        status other than 429, or an unreadable answer)."""
+    @property
+    def docs_unknown(self) -> int:
+        """Documents sent without an answer (the connection broke or timed out after the
+        body left, or the request was abandoned at the drain timeout): the cluster may or
+        may not have applied them. Never resent, as that could index them twice."""
+    @property
+    def docs_not_sent(self) -> int:
+        """Documents generated but never sent: no target took a connection before the run
+        stopped (or the drain timeout ran out first). Normally 0, since a bulk whose
+        connection was refused is sent to another live target."""
+    @property
+    def connect_errors(self) -> int:
+        """Connections that could not be made (refused, timed out, TLS or HTTP handshake
+        failed, or closed before taking a request). Not requests; each puts its target on a
+        backoff (50 ms doubling to 5 s) while clients use the other targets."""
     @property
     def retries(self) -> int:
         """Retry requests sent (only with retry backoff)."""
@@ -105,10 +128,16 @@ class Interval:
     def counters(self) -> Counters: ...
     @property
     def service(self) -> LatencySummary:
-        """Sent -> answered."""
+        """Sent -> answered, for requests answered 2xx (item errors included). Requests
+        without an answer have no latency; see `failed_service` for other answers."""
     @property
     def response(self) -> LatencySummary:
-        """Due (by the schedule) -> answered; equals service plus queueing in the client."""
+        """Due (by the schedule) -> answered, for the requests in `service`; equals service
+        plus queueing in the client (and any wait for a live target)."""
+    @property
+    def failed_service(self) -> LatencySummary:
+        """Sent -> answered, for requests answered with a non-2xx status (429 as a whole,
+        5xx, ...), kept apart so that fast refusals do not flatter `service`."""
     @property
     def schedule_lag_max_ms(self) -> float:
         """The largest single schedule lag (due -> sent) in this interval."""
@@ -119,12 +148,29 @@ class ErrorSample:
 
     @property
     def kind(self) -> str:
-        """e.g. 'item 429 es_rejected_execution_exception', 'http 503', 'transport'."""
+        """e.g. 'item 429 es_rejected_execution_exception', 'http 503', 'transport' (sent,
+        no answer), 'connect' (no connection)."""
     @property
     def count(self) -> int: ...
     @property
     def example(self) -> str:
         """The first message seen of this kind, cut to 300 characters."""
+
+@final
+class TargetErrors:
+    """Connection errors of one target URL over the run."""
+
+    @property
+    def url(self) -> str:
+        """As given in the spec's `targets`."""
+    @property
+    def connect_errors(self) -> int:
+        """Connections to this target that could not be made (see
+        `Counters.connect_errors`)."""
+    @property
+    def transport_errors(self) -> int:
+        """Requests sent to this target that got no answer: the connection broke or the
+        request timed out after sending (see `Counters.requests_transport`)."""
 
 @final
 class Totals:
@@ -135,21 +181,32 @@ class Totals:
     def elapsed_s(self) -> float: ...
     @property
     def stopped_by(self) -> str:
-        """'duration', 'docs', or 'stop' (asked to stop early)."""
+        """'duration', 'docs', 'stop' (asked to stop early), or 'unreachable' (every target
+        was down for unreachable_timeout_s)."""
     @property
     def in_flight_abandoned(self) -> int:
-        """Requests still unanswered when the drain timeout ran out."""
+        """Bulks still unfinished when the drain timeout ran out. Not counted in
+        `requests`; their documents are `docs_unknown` if sent, else `docs_not_sent`
+        (or `docs_rejected` if awaiting a retry after a 429)."""
     @property
     def counters(self) -> Counters: ...
     @property
-    def service(self) -> LatencySummary: ...
+    def service(self) -> LatencySummary:
+        """As `Interval.service`, over the run."""
     @property
-    def response(self) -> LatencySummary: ...
+    def response(self) -> LatencySummary:
+        """As `Interval.response`, over the run."""
+    @property
+    def failed_service(self) -> LatencySummary:
+        """As `Interval.failed_service`, over the run."""
     @property
     def schedule_lag_max_ms(self) -> float:
         """The largest single schedule lag (due -> sent) of the run."""
     @property
     def errors(self) -> list[ErrorSample]: ...
+    @property
+    def target_errors(self) -> list[TargetErrors]:
+        """One per target URL, in the spec's order, for every target."""
 
 @final
 class Engine:

@@ -141,15 +141,23 @@ def test_stop_early(sink: _engine.NullSink) -> None:
     assert totals.counters.docs_acked == sink.docs
 
 
-def test_transport_errors_are_counted() -> None:
-    spec = make_spec("http://127.0.0.1:1", stop={"duration_s": None, "docs": 5000}, clients=2)
-    _, totals = run_all(_engine.Engine(spec))
+def test_a_target_that_never_answers_is_given_up_without_spinning() -> None:
+    """Nothing listens: no request is sent (a refused connection is not one), the clients
+    back off instead of spinning, and a run that stops only on a doc count gives up once
+    every target has been down for unreachable_timeout_s."""
+    spec = json.loads(
+        make_spec("http://127.0.0.1:1", stop={"duration_s": None, "docs": 5000}, clients=2)
+    )
+    spec["unreachable_timeout_s"] = 1.0
+    _, totals = run_all(_engine.Engine(json.dumps(spec)))
     c = totals.counters
-    assert c.requests == 5 == c.requests_transport
-    assert c.docs_failed == 5000
-    assert c.docs_acked == 0
-    assert [e.kind for e in totals.errors] == ["transport"]
-    assert totals.errors[0].count == 5
+    assert totals.stopped_by == "unreachable"
+    assert c.requests == 0 == c.docs_sent == c.docs_acked
+    assert c.docs_not_sent == 2 * 1000  # each client's one bulk, never sent
+    assert 1 <= c.connect_errors <= 20  # backing off: 50, 100, 200, 400 ms...
+    (target,) = totals.target_errors
+    assert (target.url, target.connect_errors) == ("http://127.0.0.1:1", c.connect_errors)
+    assert [e.kind for e in totals.errors] == ["connect"]
     assert "127.0.0.1:1" in totals.errors[0].example
 
 

@@ -6,9 +6,11 @@ use crate::response::{Classified, ErrorEvent, RequestOutcome};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// Exact counts for one interval or the whole run.
+/// Exact counts for one interval or the whole run. Every document generated ends in exactly
+/// one of acked, rejected, failed, unknown or not sent.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Counters {
+    /// Requests whose body was (at least partly) sent, answered or not.
     pub requests: u64,
     pub requests_ok: u64,
     pub requests_item_errors: u64,
@@ -19,6 +21,14 @@ pub struct Counters {
     pub docs_acked: u64,
     pub docs_rejected: u64,
     pub docs_failed: u64,
+    /// Sent, then no answer (connection broken, request timed out, or abandoned at the drain
+    /// timeout): the cluster may or may not have applied them.
+    pub docs_unknown: u64,
+    /// Generated, and never sent: no target took a connection before the run stopped.
+    pub docs_not_sent: u64,
+    /// Connections that could not be made (refused, timed out, TLS handshake failed); not
+    /// requests.
+    pub connect_errors: u64,
     pub retries: u64,
     pub bytes_sent: u64,
     pub bytes_received: u64,
@@ -38,6 +48,9 @@ impl Counters {
         self.docs_acked += o.docs_acked;
         self.docs_rejected += o.docs_rejected;
         self.docs_failed += o.docs_failed;
+        self.docs_unknown += o.docs_unknown;
+        self.docs_not_sent += o.docs_not_sent;
+        self.connect_errors += o.connect_errors;
         self.retries += o.retries;
         self.bytes_sent += o.bytes_sent;
         self.bytes_received += o.bytes_received;
@@ -49,8 +62,11 @@ impl Counters {
 #[derive(Debug, Clone, Default)]
 pub struct Record {
     pub counters: Counters,
+    /// Requests answered 2xx (item errors included).
     pub service: Latency,
     pub response: Latency,
+    /// Requests answered with any other status: their service time, kept apart.
+    pub failed_service: Latency,
     /// The largest single schedule lag, in µs.
     pub schedule_lag_max_us: u64,
 }
@@ -60,6 +76,7 @@ impl Record {
         self.counters = Counters::default();
         self.service.reset();
         self.response.reset();
+        self.failed_service.reset();
         self.schedule_lag_max_us = 0;
     }
 
@@ -67,6 +84,7 @@ impl Record {
         self.counters.add(&o.counters);
         self.service.add(&o.service);
         self.response.add(&o.response);
+        self.failed_service.add(&o.failed_service);
         self.schedule_lag_max_us = self.schedule_lag_max_us.max(o.schedule_lag_max_us);
     }
 
@@ -77,7 +95,7 @@ impl Record {
 
 pub type SharedRecord = Arc<Mutex<Record>>;
 
-/// One attempt (a request or a retry) as the worker records it.
+/// One attempt (a request or a retry) that was sent, as the worker records it.
 pub struct Attempt<'a> {
     pub docs: u64,
     pub bytes_sent: u64,
@@ -107,6 +125,7 @@ impl Record {
         c.docs_sent += a.docs;
         c.docs_acked += a.classified.acked;
         c.docs_failed += a.classified.failed;
+        c.docs_unknown += a.classified.unknown;
         c.docs_rejected += a.final_rejected;
         c.retries += u64::from(a.retry_follows);
         c.bytes_sent += a.bytes_sent;
@@ -114,8 +133,18 @@ impl Record {
         let lag_us = u64::try_from(a.schedule_lag.as_micros()).unwrap_or(u64::MAX);
         c.schedule_lag_us = c.schedule_lag_us.saturating_add(lag_us);
         self.schedule_lag_max_us = self.schedule_lag_max_us.max(lag_us);
-        self.service.record(a.service);
-        self.response.record(a.response);
+        // Only answers have a latency; a refused or broken connection says nothing of the
+        // cluster's speed.
+        match a.classified.outcome {
+            RequestOutcome::Ok | RequestOutcome::ItemErrors => {
+                self.service.record(a.service);
+                self.response.record(a.response);
+            }
+            RequestOutcome::Http429 | RequestOutcome::HttpOther => {
+                self.failed_service.record(a.service)
+            }
+            RequestOutcome::Transport => {}
+        }
     }
 }
 
@@ -131,6 +160,7 @@ pub struct Interval {
     pub counters: Counters,
     pub service: LatencySummary,
     pub response: LatencySummary,
+    pub failed_service: LatencySummary,
     pub schedule_lag_max_ms: f64,
 }
 
@@ -221,6 +251,7 @@ mod tests {
             acked: 1,
             rejected: Vec::new(),
             failed: 0,
+            unknown: 0,
             errors: Vec::new(),
         };
         let mut r = Record::default();
@@ -239,5 +270,39 @@ mod tests {
         }
         assert_eq!(r.counters.schedule_lag_us, 5_500);
         assert_eq!(r.schedule_lag_max_ms(), 4.0);
+    }
+
+    #[test]
+    fn only_answers_have_latencies_and_failed_answers_are_kept_apart() {
+        let mut r = Record::default();
+        // Below 2 ms, so the histograms hold them exactly.
+        let mut attempt = |classified: &Classified, service_us: u64| {
+            r.record(&Attempt {
+                docs: 10,
+                bytes_sent: 100,
+                bytes_received: 0,
+                service: Duration::from_micros(service_us),
+                response: Duration::from_micros(service_us + 100),
+                schedule_lag: Duration::ZERO,
+                classified,
+                final_rejected: classified.rejected.len() as u64,
+                retry_follows: false,
+            })
+        };
+        attempt(
+            &crate::response::classify(200, br#"{"errors":false}"#, 10),
+            1500,
+        );
+        attempt(&crate::response::classify(429, b"", 10), 500);
+        attempt(&crate::response::classify(503, b"", 10), 700);
+        attempt(&Classified::no_answer(10, "connection reset".into()), 0);
+        let c = r.counters;
+        assert_eq!((c.requests, c.requests_transport, c.docs_sent), (4, 1, 40));
+        let fates = (c.docs_acked, c.docs_rejected, c.docs_failed, c.docs_unknown);
+        assert_eq!(fates, (10, 10, 10, 10));
+        assert_eq!((r.service.count(), r.response.count()), (1, 1));
+        assert_eq!(r.service.summary().max_ms, 1.5);
+        let failed = r.failed_service.summary();
+        assert_eq!((failed.count, failed.min_ms, failed.max_ms), (2, 0.5, 0.7));
     }
 }

@@ -10,6 +10,7 @@ pub enum RequestOutcome {
     ItemErrors,
     Http429,
     HttpOther,
+    /// Sent, and no HTTP answer: the connection broke or the request timed out.
     Transport,
 }
 
@@ -29,7 +30,27 @@ pub struct Classified {
     /// Indices of items rejected with 429 (retryable).
     pub rejected: Vec<u32>,
     pub failed: u64,
+    /// Sent, but no answer came: the cluster may or may not have applied them.
+    pub unknown: u64,
     pub errors: Vec<ErrorEvent>,
+}
+
+impl Classified {
+    /// A request of `n` items that was sent and got no answer (`message` says why).
+    pub fn no_answer(n: usize, message: String) -> Classified {
+        Classified {
+            outcome: RequestOutcome::Transport,
+            acked: 0,
+            rejected: Vec::new(),
+            failed: 0,
+            unknown: n as u64,
+            errors: vec![ErrorEvent {
+                kind: "transport".into(),
+                count: 1,
+                example: message,
+            }],
+        }
+    }
 }
 
 pub const EXAMPLE_LEN: usize = 300;
@@ -80,6 +101,7 @@ pub fn classify(status: u16, body: &[u8], n: usize) -> Classified {
         acked: 0,
         rejected: Vec::new(),
         failed: 0,
+        unknown: 0,
         errors: Vec::new(),
     };
     if !(200..300).contains(&status) {

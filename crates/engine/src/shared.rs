@@ -89,6 +89,7 @@ impl Shared {
         match self.stopped_by.load(Acquire) {
             1 => StopReason::Duration,
             2 => StopReason::Docs,
+            4 => StopReason::Unreachable,
             _ => StopReason::Stop,
         }
     }

@@ -52,6 +52,9 @@ pub struct Spec {
     pub threads: u32,
     pub request_timeout_s: f64,
     pub drain_timeout_s: f64,
+    /// Every target down this long stops the run (StopReason::Unreachable).
+    #[serde(default = "default_unreachable_timeout_s")]
+    pub unreachable_timeout_s: f64,
     #[serde(default)]
     pub tls: TlsSpec,
     /// Compiled from `tls` by `from_json` when some target is https (not part of the JSON).
@@ -86,6 +89,10 @@ impl Default for TlsSpec {
 
 fn yes() -> bool {
     true
+}
+
+fn default_unreachable_timeout_s() -> f64 {
+    30.0
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -193,6 +200,9 @@ impl Spec {
         if !self.bulk_path.starts_with('/') {
             return Err(err("bulk_path", "must start with '/'"));
         }
+        if let Err(e) = self.bulk_path.parse::<hyper::Uri>() {
+            return Err(err("bulk_path", format!("not a valid request path: {e}")));
+        }
         for (i, (name, value)) in self.headers.iter().enumerate() {
             let bad_name = name.is_empty()
                 || !name
@@ -284,6 +294,7 @@ impl Spec {
         }
         positive("request_timeout_s", self.request_timeout_s)?;
         positive("drain_timeout_s", self.drain_timeout_s)?;
+        positive("unreachable_timeout_s", self.unreachable_timeout_s)?;
         Ok(())
     }
 

@@ -1,16 +1,17 @@
 //! The supervision of one run, on the engine's runtime: one tokio task per client (see
-//! client.rs) recording into a bounded set of shared interval records, a collector that
+//! client.rs) sending to the run's shared targets (targets.rs) and recording into a bounded
+//! set of shared interval records, a collector that
 //! swaps those records every interval and merges them, the duration deadline, the drain
 //! timeout after a stop, and the totals.
 
 use crate::client::Client;
 use crate::clock::RunClock;
-use crate::http::{Connection, RequestTemplate, TlsTarget};
 use crate::interval::{Interval, Record, SharedRecord};
 use crate::response::ErrorEvent;
 use crate::run::{StopReason, Totals};
 use crate::shared::{lock, Shared};
 use crate::spec::Spec;
+use crate::targets::Targets;
 use std::sync::atomic::Ordering::*;
 use std::sync::mpsc;
 use std::sync::Arc;
@@ -18,8 +19,8 @@ use std::time::{Duration, Instant};
 use tokio::task::JoinSet;
 use tokio::time::sleep_until;
 
-/// Interval records per worker thread. A record holds two histograms of ~184 KiB each, so
-/// one per client would need ~37 GB for 100,000 clients; shared records keep memory bounded
+/// Interval records per worker thread. A record holds three histograms of ~184 KiB each, so
+/// one per client would need ~55 GB for 100,000 clients; shared records keep memory bounded
 /// (at most 1,024 records at 256 threads). Clients lock their record once per request, and at
 /// most `threads` of them run at once, so 4 records per thread keep lock collisions rare.
 const RECORDS_PER_THREAD: u32 = 4;
@@ -60,6 +61,7 @@ impl Collector {
             counters: self.merged.counters,
             service: self.merged.service.summary(),
             response: self.merged.response.summary(),
+            failed_service: self.merged.failed_service.summary(),
             schedule_lag_max_ms: self.merged.schedule_lag_max_ms(),
         };
         self.index += 1;
@@ -76,26 +78,15 @@ pub(crate) async fn run(
 ) -> Totals {
     let clock = RunClock::now();
     let start = clock.start;
-    let targets = spec.parsed_targets();
+    let targets = Arc::new(Targets::new(&spec));
+    let unreachable_after = Duration::from_secs_f64(spec.unreachable_timeout_s);
     let mut clients = JoinSet::new();
     let records: Vec<SharedRecord> = (0..record_count(spec.clients, spec.threads))
         .map(|_| SharedRecord::default())
         .collect();
     for i in 0..spec.clients {
         let record = records[i as usize % records.len()].clone();
-        let target = &targets[i as usize % targets.len()];
-        let template = RequestTemplate::new(&target.authority, &spec.bulk_path, &spec.headers);
-        let tls = target.tls_name.as_ref().map(|name| {
-            let config = spec.tls_config.clone().expect("compiled for https targets");
-            TlsTarget::new(config, name.clone())
-        });
-        let timeout = Duration::from_secs_f64(spec.request_timeout_s);
-        let client = Client {
-            spec: spec.clone(),
-            shared: shared.clone(),
-            record,
-            conn: Connection::new(template, tls, timeout),
-        };
+        let client = Client::new(spec.clone(), shared.clone(), record, targets.clone(), i);
         clients.spawn(client.run(i, start));
     }
     let mut collector = Collector {
@@ -122,7 +113,15 @@ pub(crate) async fn run(
     let mut abandoned = 0;
     while !clients.is_empty() {
         tokio::select! {
-            _ = ticker.tick() => collector.emit(Instant::now()),
+            _ = ticker.tick() => {
+                let now = Instant::now();
+                collector.emit(now);
+                // A run whose every target has been down this long gives up, rather than
+                // wait for ever (a `stop.docs` run would have no other end).
+                if targets.all_down_for(now).is_some_and(|down| down >= unreachable_after) {
+                    shared.request_stop(StopReason::Unreachable);
+                }
+            }
             Some(res) = clients.join_next() => {
                 if let Err(e) = res {
                     lock(&shared.errors).note(&[ErrorEvent {
@@ -156,8 +155,10 @@ pub(crate) async fn run(
         counters: total.counters,
         service: total.service.summary(),
         response: total.response.summary(),
+        failed_service: total.failed_service.summary(),
         schedule_lag_max_ms: total.schedule_lag_max_ms(),
         errors: lock(&shared.errors).samples(),
+        target_errors: targets.errors(),
     }
 }
 

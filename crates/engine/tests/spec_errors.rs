@@ -152,6 +152,9 @@ fn messages_name_the_field() {
         error_of(|v| v["headers"] = json!([["Bad Name", "x"]])),
         "headers[0]: invalid header name"
     );
+    // Every request is built from it, so it is checked once, here.
+    let e = error_of(|v| v["bulk_path"] = json!("/a b/_bulk"));
+    assert!(e.starts_with("bulk_path: not a valid request path"), "{e}");
 }
 
 #[test]

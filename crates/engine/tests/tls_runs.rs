@@ -125,6 +125,24 @@ fn run(spec: &str) -> Totals {
     t
 }
 
+/// A run whose every connection fails its TLS handshake: nothing is sent, so it ends by its
+/// duration (0.5 s), not by docs, with each client's one bulk not sent.
+fn run_refused(spec: &str) -> Totals {
+    let mut v: Value = serde_json::from_str(spec).unwrap();
+    v["stop"] = json!({"duration_s": 0.5, "docs": 5000});
+    let r = Runner::new(&v.to_string()).unwrap();
+    r.start().unwrap();
+    let t = r.finish().unwrap();
+    assert_eq!(t.stopped_by, StopReason::Duration);
+    let c = &t.counters;
+    assert_eq!((c.requests, c.docs_sent, c.docs_acked), (0, 0, 0));
+    assert_eq!(c.docs_not_sent, 2 * 1000, "one bulk per client");
+    assert!(c.connect_errors >= 1, "{t:?}");
+    assert_eq!(t.target_errors[0].connect_errors, c.connect_errors);
+    assert_eq!(t.errors[0].kind, "connect");
+    t
+}
+
 fn spec_error(spec: &str) -> String {
     match Runner::new(spec) {
         Err(e) => e.to_string(),
@@ -154,12 +172,10 @@ fn a_self_signed_ca_certificate_in_ca_file_is_accepted_as_the_server_certificate
     // ...only for its own names,
     let misnamed = tls_sink_with(&["localhost"], true);
     let target = format!("https://127.0.0.1:{}", misnamed.port);
-    let t = run(&spec(&target, json!({"ca_file": misnamed.cert.path()})));
-    assert_eq!(t.counters.docs_acked, 0);
+    let t = run_refused(&spec(&target, json!({"ca_file": misnamed.cert.path()})));
     assert!(t.errors[0].example.contains("not valid for name"), "{t:?}");
     // ...and only when it is that very certificate.
-    let t = run(&spec(&target, json!({"ca_file": sink.cert.path()})));
-    assert_eq!(t.counters.docs_acked, 0);
+    let t = run_refused(&spec(&target, json!({"ca_file": sink.cert.path()})));
     assert!(t.errors[0].example.contains("CaUsedAsEndEntity"), "{t:?}");
     assert_eq!(misnamed.stats.requests.load(Relaxed), 0);
 }
@@ -175,7 +191,7 @@ fn verify_false_accepts_a_self_signed_certificate() {
 }
 
 #[test]
-fn an_untrusted_or_misnamed_certificate_fails_every_request() {
+fn an_untrusted_or_misnamed_certificate_fails_every_connection() {
     let sink = tls_sink(&["localhost"]);
     let target = format!("https://127.0.0.1:{}", sink.port);
     let cases = [
@@ -186,10 +202,7 @@ fn an_untrusted_or_misnamed_certificate_fails_every_request() {
         ),
     ];
     for (tls, problem) in cases {
-        let t = run(&spec(&target, tls));
-        let c = &t.counters;
-        assert_eq!((c.docs_acked, c.requests_transport), (0, 5));
-        assert_eq!(c.docs_failed, 5000);
+        let t = run_refused(&spec(&target, tls));
         let example = &t.errors[0].example;
         assert!(example.starts_with("tls handshake 127.0.0.1:"), "{example}");
         assert!(example.contains(problem), "{example}");
