@@ -20,12 +20,20 @@ from shardlab import _engine
 from shardlab.cluster.client import Auth
 from shardlab.errors import UsageError
 from shardlab.plan import LoadPlan, Target
-from shardlab.results import Counters, ErrorSample, Interval, LatencySummary, Totals
+from shardlab.results import (
+    Counters,
+    ErrorSample,
+    Interval,
+    LatencySummary,
+    TargetErrors,
+    Totals,
+)
 from shardlab.workloads.base import Workload
 from shardlab.workloads.index import index_path
 
 BUILD_PROFILE = _engine.BUILD_PROFILE
 DRAIN_TIMEOUT_S = 30.0
+UNREACHABLE_TIMEOUT_S = 30.0  # every node down this long ends the run
 # Only what the engine reads of a bulk response: a 1000-document answer shrinks from ~186 KB
 # to ~25 KB, which halved the engine's CPU per document against a real node.
 BULK_RESPONSE_FILTER = "filter_path=errors,items.*.status,items.*.error.type,items.*.error.reason"
@@ -64,6 +72,7 @@ def engine_spec(plan: LoadPlan, target: Target, workload: Workload) -> dict[str,
         "threads": plan.engine_threads,
         "request_timeout_s": plan.request_timeout_s,
         "drain_timeout_s": DRAIN_TIMEOUT_S,
+        "unreachable_timeout_s": UNREACHABLE_TIMEOUT_S,
         "tls": {
             "verify": target.verify_tls,
             "ca_file": str(target.ca_file) if target.ca_file else None,
@@ -83,6 +92,8 @@ def interval_record(interval: _engine.Interval) -> Interval:
         response_histogram=interval.response.encoded(),
         start_unix_s=interval.start_unix_s,
         schedule_lag_max_ms=interval.schedule_lag_max_ms,
+        failed_service=LatencySummary.of(interval.failed_service),
+        failed_histogram=interval.failed_service.encoded(),
     )
 
 
@@ -99,6 +110,10 @@ def totals_record(totals: _engine.Totals) -> Totals:
         response_histogram=totals.response.encoded(),
         started_unix_s=totals.started_unix_s,
         schedule_lag_max_ms=totals.schedule_lag_max_ms,
+        failed_service=LatencySummary.of(totals.failed_service),
+        target_errors=tuple(
+            TargetErrors(t.url, t.connect_errors, t.transport_errors) for t in totals.target_errors
+        ),
     )
 
 

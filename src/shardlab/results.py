@@ -4,7 +4,7 @@ live run and on one stored a week ago."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 
@@ -29,6 +29,9 @@ class Counters:
     bytes_sent: int = 0
     bytes_received: int = 0
     schedule_lag_us: int = 0  # summed over requests: how late each was sent after it was due
+    docs_unknown: int = 0  # sent, then no answer: the cluster may or may not have applied them
+    docs_not_sent: int = 0  # generated, but no target took a connection before the run ended
+    connect_errors: int = 0  # connection attempts that failed: not requests, nothing was sent
 
     @property
     def docs_settled(self) -> int:
@@ -83,6 +86,9 @@ class Interval:
     response: LatencySummary
     start_unix_s: float = 0.0  # the same start on the wall clock, the time base of telemetry
     schedule_lag_max_ms: float = 0.0
+    # service time of answers with an error status (429, 5xx): apart from the 2xx above
+    failed_service: LatencySummary = field(default_factory=LatencySummary)
+    failed_histogram: bytes = b""
     service_histogram: bytes = b""  # HdrHistogram V2 compressed, for later merges
     response_histogram: bytes = b""
 
@@ -107,17 +113,49 @@ class Totals:
     response_histogram: bytes = b""
     started_unix_s: float = 0.0
     schedule_lag_max_ms: float = 0.0
+    failed_service: LatencySummary = field(default_factory=LatencySummary)
+    target_errors: tuple[TargetErrors, ...] = ()
+
+
+@dataclass(frozen=True)
+class TargetErrors:
+    """Connection trouble with one target URL over the whole run."""
+
+    url: str
+    connect_errors: int  # connections that could not be made (nothing was sent)
+    transport_errors: int  # requests sent that got no answer (their documents are unknown)
 
 
 @dataclass(frozen=True)
 class IndexCheck:
-    """The index's document count after a refresh, against what the driver counted."""
+    """The index's document count after a refresh, against what the driver counted.
+
+    Acknowledged documents must all be there; documents whose request got no answer (sent,
+    then the connection broke or timed out) may or may not be: acked <= stored <= acked +
+    unknown. Fewer than acked is the one real loss."""
 
     index: str
     doc_count: int
     docs_acked: int
     unassigned_shards: int = 0  # e.g. replicas on a one-node cluster: the index stayed yellow
+    docs_unknown: int = 0
+
+    @property
+    def docs_lost(self) -> int:
+        """Acknowledged documents the index does not hold."""
+        return max(0, self.docs_acked - self.doc_count)
+
+    @property
+    def unknown_stored(self) -> int:
+        """Of the documents with unknown outcome, how many the index holds (at most)."""
+        return max(0, min(self.doc_count - self.docs_acked, self.docs_unknown))
+
+    @property
+    def extra(self) -> int:
+        """Documents beyond acked + unknown: written by someone else, or counted twice."""
+        return max(0, self.doc_count - self.docs_acked - self.docs_unknown)
 
     @property
     def matches(self) -> bool:
-        return self.doc_count == self.docs_acked
+        """acked <= stored <= acked + unknown."""
+        return self.docs_lost == 0 and self.extra == 0

@@ -53,3 +53,18 @@ def local_opensearch(shardlab_test_home: Path) -> Iterator[ClusterState]:
     finally:
         with shardlab_home(shardlab_test_home):
             cluster.down()
+
+
+@pytest.fixture(scope="session")
+def three_node_lab(shardlab_test_home: Path) -> Iterator[ClusterState]:
+    """Three OpenSearch nodes (all roles, heap 512 MB each), started once; tests that stop
+    a node start it again before they end."""
+    with shardlab_home(shardlab_test_home):
+        cluster = LocalCluster("three")
+        spec = LocalClusterSpec(version=TEST_VERSION, nodes=3, heap_mb=TEST_HEAP_MB, lab="three")
+        state = cluster.up(spec, timeout_s=float(os.environ.get("SHARDLAB_TEST_UP_S", 240)))
+    try:
+        yield state
+    finally:
+        with shardlab_home(shardlab_test_home):
+            cluster.down(wipe=True)

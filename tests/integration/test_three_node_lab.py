@@ -3,37 +3,22 @@ run on it: per-node samples for every node, the shard layout across the nodes, t
 table naming them."""
 
 import json
-import os
 import tempfile
 from pathlib import Path
 
 import pytest
 
-from shardlab.cluster.local import LocalCluster, LocalClusterSpec
 from shardlab.store import Store
 
 from .cli_helpers import shardlab, store_arg
-from .conftest import TEST_HEAP_MB, TEST_VERSION, shardlab_home
 
 pytestmark = pytest.mark.opensearch
 
 DURATION_S = 60
 
 
-@pytest.fixture(scope="module")
-def three_nodes(shardlab_test_home):
-    with shardlab_home(shardlab_test_home):
-        cluster = LocalCluster("three")
-        spec = LocalClusterSpec(version=TEST_VERSION, nodes=3, heap_mb=TEST_HEAP_MB, lab="three")
-        state = cluster.up(spec, timeout_s=float(os.environ.get("SHARDLAB_TEST_UP_S", 240)))
-    try:
-        yield state
-    finally:
-        with shardlab_home(shardlab_test_home):
-            cluster.down(wipe=True)
-
-
-def test_a_60s_run_on_three_nodes_samples_every_node(three_nodes):
+def test_a_60s_run_on_three_nodes_samples_every_node(three_node_lab):
+    three_nodes = three_node_lab
     store_dir = Path(tempfile.mkdtemp(prefix="shardlab-three-"))
     result = shardlab(
         "run",

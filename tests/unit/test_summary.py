@@ -101,8 +101,22 @@ def test_rejections_warn_that_the_cluster_is_the_limit():
 def test_no_warning_for_a_clean_run_and_one_for_a_count_mismatch():
     clean = Counters(requests=4, requests_ok=4, docs_sent=4000, docs_acked=4000)
     assert warnings_for(clean, 0, IndexCheck("systembase", 4000, 4000)) == []
-    mismatch = warnings_for(clean, 0, IndexCheck("systembase", 3999, 4000))
-    assert mismatch == ["the index holds 3999 documents but the driver counted 4000 as indexed"]
+    lost = warnings_for(clean, 0, IndexCheck("systembase", 3999, 4000))
+    assert lost == [
+        "the index holds 3999 documents but the cluster acknowledged 4000: 1 acknowledged "
+        "documents were lost"
+    ]
+
+
+def test_the_end_check_is_acked_at_most_stored_at_most_acked_plus_unknown():
+    # 5,000 documents of 5 bulks whose connection broke after sending: any of them may be in
+    within = IndexCheck("systembase", doc_count=12_000, docs_acked=10_000, docs_unknown=5_000)
+    assert within.matches and within.docs_lost == 0 and within.unknown_stored == 2_000
+    assert IndexCheck("systembase", 10_000, 10_000, docs_unknown=5_000).unknown_stored == 0
+    short = IndexCheck("systembase", 9_990, 10_000, docs_unknown=5_000)
+    assert not short.matches and short.docs_lost == 10
+    over = IndexCheck("systembase", 15_001, 10_000, docs_unknown=5_000)
+    assert not over.matches and over.extra == 1 and over.docs_lost == 0
 
 
 def test_counts_add_fieldwise():
@@ -115,6 +129,12 @@ def test_unallocated_replicas_are_said():
     clean = Counters(requests=4, requests_ok=4, docs_sent=4000, docs_acked=4000)
     check = IndexCheck("systembase", 4000, 4000, unassigned_shards=5)
     assert warnings_for(clean, 0, check) == [
-        "5 shard copies of systembase could not be allocated (replicas need more nodes): "
-        "only the primaries did the work"
+        "5 shard copies of systembase were unassigned after the run (replicas need more "
+        "nodes: only the primaries did the work)"
+    ]
+    after_a_departure = warnings_for(clean, 0, check, nodes_left=["node-2"])
+    assert after_a_departure == [
+        "node node-2 left the cluster during the run: see when, and whether it came back, in "
+        "the cluster lines above",
+        "5 shard copies of systembase were unassigned after the run (a node left during the run)",
     ]

@@ -16,7 +16,7 @@ from shardlab.analysis.efficiency import Efficiency, efficiency
 from shardlab.analysis.rates import Window
 from shardlab.analysis.selfcheck import DriverShape, SelfCheck, driver_activity, self_check
 from shardlab.analysis.summary import RunSummary, measured_intervals, summarize, warnings_for
-from shardlab.results import Counters, IndexCheck
+from shardlab.results import Counters, IndexCheck, TargetErrors
 from shardlab.store import RunData
 
 
@@ -25,6 +25,8 @@ class RunAnalysis:
     summary: RunSummary
     index_check: IndexCheck | None  # the index counted after the run
     docs_acked_total: int  # over the whole run, warm-up included: what the index must hold
+    whole_run: Counters  # every count over the whole run, warm-up included
+    target_errors: list[TargetErrors]  # connections refused or broken, per target URL
     activity: ClusterActivity | None  # None when the run had no telemetry
     rejections_began: RejectionStart | None  # the "glass ceiling"
     efficiency: Efficiency | None
@@ -65,8 +67,14 @@ def analyze(data: RunData) -> RunAnalysis:
     whole_run = sum((i.counters for i in data.intervals), Counters())
     index_check = stored_index_check(data)
     in_flight_abandoned = int((data.run.totals or {}).get("in_flight_abandoned", 0))
-    warnings = warnings_for(whole_run, in_flight_abandoned, index_check)
+    departed = sorted({str(e.detail.get("node")) for e in data.events if e.kind == "node_left"})
+    warnings = warnings_for(whole_run, in_flight_abandoned, index_check, departed)
     warnings += (data.run.conclusion or {}).get("problems", [])
+    if (data.run.totals or {}).get("stopped_by") == "unreachable":
+        warnings.append(
+            "every node was unreachable for 30 s, so the run stopped before its end: see the "
+            "node lines above and the nodes' logs"
+        )
     activity = efficiency_figures = checked = None
     if data.samples and measured:
         last = measured[-1]
@@ -85,6 +93,10 @@ def analyze(data: RunData) -> RunAnalysis:
         summary=summary,
         index_check=index_check,
         docs_acked_total=whole_run.docs_acked,
+        whole_run=whole_run,
+        target_errors=[
+            TargetErrors(**errors) for errors in (data.run.totals or {}).get("target_errors", [])
+        ],
         activity=activity,
         rejections_began=rejections_began(data.intervals, data.samples),
         efficiency=efficiency_figures,

@@ -81,10 +81,19 @@ REJECTION_WARN_FRACTION = 0.01
 
 
 def warnings_for(
-    counters: Counters, in_flight_abandoned: int, index_check: IndexCheck | None
+    counters: Counters,
+    in_flight_abandoned: int,
+    index_check: IndexCheck | None,
+    nodes_left: Sequence[str] = (),
 ) -> list[str]:
-    """Measurement-quality problems of the whole run, each with what it means."""
+    """Measurement-quality problems of the whole run, each with what it means.
+    `nodes_left`: nodes seen leaving the cluster during the run."""
     notes: list[str] = []
+    if nodes_left:
+        notes.append(
+            f"node {', '.join(nodes_left)} left the cluster during the run: see when, and "
+            "whether it came back, in the cluster lines above"
+        )
     if counters.requests == 0:
         notes.append("no bulk request was answered: there is nothing to measure")
         return notes
@@ -98,8 +107,13 @@ def warnings_for(
         )
     if counters.requests_transport:
         notes.append(
-            f"{counters.requests_transport} requests got no HTTP answer (refused, reset or "
-            "timed out): check the nodes' logs"
+            f"{counters.requests_transport} requests got no HTTP answer (reset or timed out "
+            f"after sending): the fate of their {counters.docs_unknown:,} documents is unknown"
+        )
+    if counters.connect_errors:
+        notes.append(
+            f"{counters.connect_errors:,} connections could not be made; their bulks went to "
+            "other nodes (nothing was sent on them)"
         )
     if in_flight_abandoned:
         notes.append(
@@ -107,13 +121,24 @@ def warnings_for(
             "the index may hold documents the driver did not count"
         )
     if index_check is not None and index_check.unassigned_shards:
-        notes.append(
-            f"{index_check.unassigned_shards} shard copies of {index_check.index} could not be "
-            "allocated (replicas need more nodes): only the primaries did the work"
+        why = (
+            "a node left during the run"
+            if nodes_left
+            else "replicas need more nodes: only the primaries did the work"
         )
-    if index_check is not None and not index_check.matches:
         notes.append(
-            f"the index holds {index_check.doc_count} documents but the driver counted "
-            f"{index_check.docs_acked} as indexed"
+            f"{index_check.unassigned_shards} shard copies of {index_check.index} were "
+            f"unassigned after the run ({why})"
+        )
+    if index_check is not None and index_check.docs_lost:
+        notes.append(
+            f"the index holds {index_check.doc_count} documents but the cluster acknowledged "
+            f"{index_check.docs_acked}: {index_check.docs_lost} acknowledged documents were lost"
+        )
+    elif index_check is not None and index_check.extra:
+        notes.append(
+            f"the index holds {index_check.doc_count} documents, more than the "
+            f"{index_check.docs_acked} acknowledged and {index_check.docs_unknown} of unknown "
+            "outcome: something else writes to it"
         )
     return notes

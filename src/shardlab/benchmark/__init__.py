@@ -33,7 +33,7 @@ class RunOutcome:
     """What one `shardlab run` produced, as stored."""
 
     run_id: int
-    status: str  # completed | interrupted
+    status: str  # completed | interrupted | failed
     analysis: RunAnalysis
 
 
@@ -60,9 +60,13 @@ def run_benchmark(
 
     def conclude(totals: Totals) -> None:
         """The totals are stored before anything else can fail; the index count only adds."""
-        status = "interrupted" if totals.stopped_by == "stop" else "completed"
-        store.end_run(run_id, status, totals)
-        concluded.append(check_index(client, plan.index, totals.counters.docs_acked))
+        status = status_of(totals)
+        problem = UNREACHABLE if totals.stopped_by == "unreachable" else None
+        store.end_run(run_id, status, totals, problem=problem)
+        counters = totals.counters
+        concluded.append(
+            check_index(client, plan.index, counters.docs_acked, counters.docs_unknown)
+        )
 
     try:
         result = run(
@@ -90,4 +94,12 @@ def run_benchmark(
     )
     analysis = analyze(store.run_data(run_id))
     store.set_summary(run_id, asdict(analysis))
-    return RunOutcome(run_id, "interrupted" if result.interrupted else "completed", analysis)
+    return RunOutcome(run_id, status_of(result.totals), analysis)
+
+
+UNREACHABLE = "every node was unreachable for 30 s: the run stopped"
+
+
+def status_of(totals: Totals) -> str:
+    """completed; interrupted (Ctrl-C); failed (every node unreachable)."""
+    return {"stop": "interrupted", "unreachable": "failed"}.get(totals.stopped_by, "completed")

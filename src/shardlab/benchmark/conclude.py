@@ -41,7 +41,7 @@ class StoreRecorder:
 
 
 def check_index(
-    client: ClusterClient, index: str, docs_acked: int
+    client: ClusterClient, index: str, docs_acked: int, docs_unknown: int = 0
 ) -> tuple[IndexCheck | None, list[str]]:
     """Count the index after a refresh. A failure here is reported, never fatal: the
     measurements are already stored, only the cross-check is missing."""
@@ -51,6 +51,7 @@ def check_index(
             count_after_refresh(client, index),
             docs_acked,
             unassigned_shards(client, index),
+            docs_unknown,
         )
     except (UsageError, ClusterHTTPError, OSError, ValueError, KeyError) as error:
         return None, [

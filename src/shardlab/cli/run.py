@@ -9,7 +9,7 @@ import typer
 
 from shardlab.benchmark import run_benchmark
 from shardlab.cli.cluster import start_local_cluster
-from shardlab.cli.common import LabOption, StoreOption, console, open_store
+from shardlab.cli.common import LabOption, StoreOption, console, err_console, open_store
 from shardlab.cluster.client import ClusterClient
 from shardlab.options import RunOptions, check_credentials, plan_from_options, remote_target
 from shardlab.plan import Target
@@ -126,3 +126,11 @@ def run(
         )
     if outcome.status == "interrupted":
         raise typer.Exit(130)
+    check = outcome.analysis.index_check
+    if check is not None and check.docs_lost:
+        err_console.print(
+            f"[red]error:[/] {check.docs_lost:,} acknowledged documents are not in {check.index}"
+        )
+        raise typer.Exit(1)
+    if outcome.status == "failed":
+        raise typer.Exit(1)

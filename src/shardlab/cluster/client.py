@@ -51,7 +51,8 @@ class Auth:
 
 
 class ClusterClient:
-    """Talks to the first of `urls` (every node of a cluster answers admin calls)."""
+    """Talks to one of `urls` (every node of a cluster answers admin calls): the first, until
+    it stops answering; then the next that answers, which it keeps using."""
 
     def __init__(
         self,
@@ -64,6 +65,7 @@ class ClusterClient:
         if not urls:
             raise UsageError("--target", "", "needs at least one URL")
         self.urls = [url.rstrip("/") for url in urls]
+        self._current = 0  # the URL that answered last
         self.auth = auth
         self.timeout_s = timeout_s
         if not verify_tls:
@@ -84,15 +86,26 @@ class ClusterClient:
 
     @property
     def url(self) -> str:
-        return self.urls[0]
+        return self.urls[self._current]
 
     def request(
         self, method: str, path: str, body: Any = None, timeout_s: float | None = None
     ) -> Any:
         """Send one request; return the decoded JSON body (None for HEAD).
 
-        Raises ClusterHTTPError on a non-2xx answer and UsageError when nothing answers.
+        A node that does not answer (refused, reset, timed out) is passed over for the next
+        URL. Raises ClusterHTTPError on a non-2xx answer and UsageError when no node answers.
         """
+        for attempt in range(len(self.urls)):
+            try:
+                return self._request_one(method, path, body, timeout_s)
+            except _NoAnswer as no_answer:
+                if attempt == len(self.urls) - 1:
+                    raise no_answer.error from None
+                self._current = (self._current + 1) % len(self.urls)
+        raise AssertionError("unreachable")  # the loop returns or raises
+
+    def _request_one(self, method: str, path: str, body: Any, timeout_s: float | None) -> Any:
         url = self.url + path
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(url, data=data, method=method)
@@ -118,11 +131,13 @@ class ClusterClient:
                     f"presented a certificate that is not trusted ({reason.verify_message})",
                     "give its CA with --ca-cert FILE, or --insecure for a lab's own certificate",
                 ) from None
-            raise UsageError(
-                "--target",
-                self.url,
-                f"no answer from the cluster ({reason})",
-                "check the URL, or leave out --target to use a local cluster",
+            raise _NoAnswer(
+                UsageError(
+                    "--target",
+                    self.url,
+                    f"no answer from the cluster ({reason})",
+                    "check the URL, or leave out --target to use a local cluster",
+                )
             ) from None
         return None if method == "HEAD" else _decode(raw)
 
@@ -146,6 +161,14 @@ class ClusterClient:
                 return False
             raise
         return True
+
+
+class _NoAnswer(Exception):
+    """This node did not answer; another may."""
+
+    def __init__(self, error: UsageError) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 def _decode(raw: bytes) -> Any:

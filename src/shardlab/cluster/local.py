@@ -143,8 +143,9 @@ class LocalCluster:
                     f"{len(current.nodes)} node(s)",
                     "run `shardlab cluster down` first",
                 )
-            status(f"lab '{self.lab}' is only partly running: restarting it")
-            self.down()
+            stopped = [node.name for node in current.nodes if not node.running]
+            status(f"lab '{self.lab}': starting {', '.join(stopped)} again")
+            return self._restart_stopped(current, flavor, status, timeout_s)
 
         min_java, max_java = flavor.java_range(version)
         java = find_java(min_java, max_java, flavor.new_java_home_variable)
@@ -230,6 +231,24 @@ class LocalCluster:
             run_as, [Access(node.data_dir, "-w", "node directory") for node in layouts]
         )
         return layouts
+
+    def _restart_stopped(
+        self, current: ClusterState, flavor: Flavor, status: StatusCallback, timeout_s: float
+    ) -> ClusterState:
+        """Start the nodes of a partly running lab that are not running (a node that died or
+        was killed), with the lab's recorded config, ports and data; the others keep
+        running and serving."""
+        min_java, max_java = flavor.java_range(current.version)
+        java = find_java(min_java, max_java, flavor.new_java_home_variable)
+        run_as = service_user.current_run_as()
+        stopped = tuple(node for node in current.nodes if not node.running)
+        started = self._start(replace(current, nodes=stopped), flavor, java, run_as, status)
+        by_name = {node.name: node for node in started.nodes}
+        state = replace(
+            current, nodes=tuple(by_name.get(node.name, node) for node in current.nodes)
+        )
+        write_record(self.directory, state)
+        return self._wait_ready(state, timeout_s, status)
 
     def _start(
         self,

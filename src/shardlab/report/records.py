@@ -127,6 +127,7 @@ def run_document(data: RunData, analysis: RunAnalysis, telemetry: bool) -> dict[
                 "counters": asdict(i.counters),
                 "service": asdict(i.service),
                 "response": asdict(i.response),
+                "failed_service": asdict(i.failed_service),
                 "schedule_lag_max_ms": i.schedule_lag_max_ms,
             }
             for i in data.intervals

@@ -10,7 +10,7 @@ from rich.table import Table
 from shardlab.analysis.activity import ClusterActivity
 from shardlab.analysis.run import RunAnalysis
 from shardlab.analysis.summary import RunSummary
-from shardlab.results import LatencySummary
+from shardlab.results import IndexCheck, LatencySummary
 
 MB = 1_000_000
 
@@ -85,17 +85,45 @@ def measured_line(summary: RunSummary) -> str:
     return phase + (f" after a {summary.warmup_s:g} s warm-up" if summary.warmup_s else "")
 
 
+def index_verdict(check: IndexCheck) -> str:
+    """acked <= stored <= acked + unknown, said in words."""
+    if check.docs_lost:
+        return f"{check.docs_lost:,} ACKNOWLEDGED DOCUMENTS LOST"
+    if check.extra:
+        return f"{check.extra:,} more than the driver sent"
+    if check.docs_unknown:
+        return (
+            f"no acknowledged document lost; {check.unknown_stored:,} of the "
+            f"{check.docs_unknown:,} documents with unknown outcome were stored"
+        )
+    return "matches"
+
+
 def documents_line(analysis: RunAnalysis) -> str:
     summary = analysis.summary
     parts = [f"{analysis.docs_acked_total:,} documents acknowledged over the whole run"]
     if summary.docs_rejected or summary.docs_failed:
         parts.append(f"{summary.docs_rejected:,} rejected (429), {summary.docs_failed:,} failed")
+    outcomes = analysis.whole_run
+    if outcomes.docs_unknown or outcomes.docs_not_sent:
+        parts.append(
+            f"{outcomes.docs_unknown:,} with unknown outcome (sent, no answer), "
+            f"{outcomes.docs_not_sent:,} not sent"
+        )
     if summary.retries:
         parts.append(f"{summary.retries:,} retries")
     check = analysis.index_check
     if check is not None:
-        verdict = "matches" if check.matches else "DOES NOT match"
-        parts.append(f"index count after refresh {check.doc_count:,} ({verdict})")
+        parts.append(f"index count after refresh {check.doc_count:,} ({index_verdict(check)})")
+    troubled = [t for t in analysis.target_errors if t.connect_errors or t.transport_errors]
+    if troubled:
+        parts.append(
+            "connection errors: "
+            + ", ".join(
+                f"{t.url} {t.connect_errors:,} refused, {t.transport_errors:,} broken"
+                for t in troubled
+            )
+        )
     return "; ".join(parts)
 
 

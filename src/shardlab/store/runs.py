@@ -143,6 +143,8 @@ class Store:
         values += counts + service + response
         values += [interval.service_histogram, interval.response_histogram]
         values += [interval.start_unix_s, interval.schedule_lag_max_ms]
+        values += [getattr(interval.failed_service, name) for name in LATENCY_COLUMNS]
+        values += [interval.failed_histogram]
         with self._db:
             self._db.execute(
                 f"INSERT INTO intervals ({', '.join(INTERVAL_COLUMNS)})"
@@ -260,6 +262,10 @@ class Store:
                 response_histogram=row["response_histogram"] or b"",
                 start_unix_s=_wall_start(row, run_started_unix_s),
                 schedule_lag_max_ms=row["schedule_lag_max_ms"],
+                failed_service=LatencySummary.of(
+                    {n: row[f"failed_service_{n}"] for n in LATENCY_COLUMNS}
+                ),
+                failed_histogram=row["failed_histogram"] or b"",
             )
             for row in rows
         ]

@@ -30,7 +30,11 @@ INTERVAL_COLUMNS = [
     "response_histogram",
     "start_unix_s",
     "schedule_lag_max_ms",
+    *(f"failed_service_{name}" for name in LATENCY_COLUMNS),
+    "failed_histogram",
 ]
+# the counters schema 3 added to schema 2's
+_COUNTERS_SINCE_3 = ["schedule_lag_us", "docs_unknown", "docs_not_sent", "connect_errors"]
 
 _TABLES = f"""
 CREATE TABLE IF NOT EXISTS runs (
@@ -64,6 +68,8 @@ CREATE TABLE IF NOT EXISTS intervals (
     response_histogram BLOB,
     start_unix_s REAL,
     schedule_lag_max_ms REAL NOT NULL DEFAULT 0,
+    {", ".join(f"failed_service_{name} REAL NOT NULL DEFAULT 0" for name in LATENCY_COLUMNS)},
+    failed_histogram BLOB,
     PRIMARY KEY (run_id, idx)
 );
 CREATE TABLE IF NOT EXISTS histograms (
@@ -112,8 +118,17 @@ _MIGRATIONS: dict[int, list[str]] = {
     3: [
         # one clock: intervals on the wall clock, beside the telemetry samples
         "ALTER TABLE intervals ADD COLUMN start_unix_s REAL",
-        "ALTER TABLE intervals ADD COLUMN schedule_lag_us INTEGER NOT NULL DEFAULT 0",
+        *(
+            f"ALTER TABLE intervals ADD COLUMN {name} INTEGER NOT NULL DEFAULT 0"
+            for name in _COUNTERS_SINCE_3
+        ),
         "ALTER TABLE intervals ADD COLUMN schedule_lag_max_ms REAL NOT NULL DEFAULT 0",
+        # answers with an error status, timed apart from the 2xx ones
+        *(
+            f"ALTER TABLE intervals ADD COLUMN failed_service_{name} REAL NOT NULL DEFAULT 0"
+            for name in LATENCY_COLUMNS
+        ),
+        "ALTER TABLE intervals ADD COLUMN failed_histogram BLOB",
         "ALTER TABLE runs ADD COLUMN engine_spec_json TEXT",
         "ALTER TABLE runs ADD COLUMN started_unix_s REAL",
         "ALTER TABLE runs ADD COLUMN conclusion_json TEXT",
