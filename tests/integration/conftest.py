@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from shardlab import _engine
 from shardlab.cluster.local import ClusterState, LocalCluster, LocalClusterSpec
 
 TEST_HEAP_MB = 512
@@ -68,3 +69,12 @@ def three_node_lab(shardlab_test_home: Path) -> Iterator[ClusterState]:
     finally:
         with shardlab_home(shardlab_test_home):
             cluster.down(wipe=True)
+
+
+@pytest.fixture
+def sink(request: pytest.FixtureRequest) -> Iterator[_engine.NullSink]:
+    """An in-process NullSink (a real HTTP/1.1 server that acks every bulk), closed after the
+    test. It serves on one thread unless the test module sets SINK_THREADS."""
+    s = _engine.NullSink(threads=getattr(request.module, "SINK_THREADS", 1))
+    yield s
+    s.close()

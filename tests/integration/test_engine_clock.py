@@ -4,58 +4,29 @@ schedule lag (due -> sent), against the in-process NullSink."""
 from __future__ import annotations
 
 import itertools
-import json
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from shardlab import _engine
 
+from .engine_runs import make_spec, run_all
 
-@pytest.fixture
-def sink() -> Iterator[_engine.NullSink]:
-    s = _engine.NullSink()
-    yield s
-    s.close()
-
-
-def make_spec(port: int, **overrides: Any) -> str:
-    spec: dict[str, Any] = {
-        "targets": [f"http://127.0.0.1:{port}"],
-        "bulk_path": "/systembase/_bulk",
-        "generator": {"kind": "systembase", "variant": "bulk", "seed": 42},
-        "bulk": {"docs": 10},
-        "clients": 2,
-        "schedule": {"kind": "fixed", "rate_per_s": 40.0},
-        "stop": {"duration_s": 0.6, "docs": None},
-        "interval_s": 0.1,
-        "retry": {"kind": "none"},
-        "threads": 1,
-        "request_timeout_s": 10.0,
-        "drain_timeout_s": 5.0,
-    }
-    spec.update(overrides)
-    return json.dumps(spec)
-
-
-def run_all(spec: str) -> tuple[list[_engine.Interval], _engine.Totals]:
-    engine = _engine.Engine(spec)
-    engine.start()
-    intervals = []
-    deadline = time.monotonic() + 60
-    while not engine.finished:
-        assert time.monotonic() < deadline, "the engine did not finish"
-        iv = engine.next_interval(0.1)
-        if iv is not None:
-            intervals.append(iv)
-    return intervals, engine.finish()
+# This module's run, over the base spec: 10-doc bulks from 2 clients on a fixed 40/s
+# schedule for 0.6 s, in 0.1 s intervals.
+PACED: dict[str, Any] = {
+    "bulk": {"docs": 10},
+    "clients": 2,
+    "schedule": {"kind": "fixed", "rate_per_s": 40.0},
+    "stop": {"duration_s": 0.6, "docs": None},
+    "interval_s": 0.1,
+}
 
 
 def test_interval_wall_times_follow_time_time(sink: _engine.NullSink) -> None:
     before = time.time()
-    intervals, totals = run_all(make_spec(sink.port))
+    intervals, totals = run_all(make_spec(f"http://127.0.0.1:{sink.port}", **PACED))
     after = time.time()
     assert before - 0.01 <= totals.started_unix_s <= before + 1.0
     assert len(intervals) >= 5
@@ -68,7 +39,7 @@ def test_interval_wall_times_follow_time_time(sink: _engine.NullSink) -> None:
 
 
 def test_a_kept_schedule_has_little_lag(sink: _engine.NullSink) -> None:
-    intervals, totals = run_all(make_spec(sink.port))
+    intervals, totals = run_all(make_spec(f"http://127.0.0.1:{sink.port}", **PACED))
     c = totals.counters
     assert c.requests >= 20
     assert 0 <= c.schedule_lag_us / c.requests / 1000 <= totals.schedule_lag_max_ms
@@ -81,11 +52,14 @@ def test_a_schedule_the_client_cannot_keep_shows_growing_lag(sink: _engine.NullS
     # One client asked for 2000 bulks/s of 5000 docs: each takes milliseconds to build and
     # send, so every request goes out later than the one before it was due.
     spec = make_spec(
-        sink.port,
-        clients=1,
-        bulk={"docs": 5000},
-        schedule={"kind": "fixed", "rate_per_s": 2000.0},
-        stop={"duration_s": 0.5, "docs": None},
+        f"http://127.0.0.1:{sink.port}",
+        **{
+            **PACED,
+            "clients": 1,
+            "bulk": {"docs": 5000},
+            "schedule": {"kind": "fixed", "rate_per_s": 2000.0},
+            "stop": {"duration_s": 0.5, "docs": None},
+        },
     )
     intervals, totals = run_all(spec)
     c = totals.counters

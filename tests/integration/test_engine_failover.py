@@ -4,15 +4,20 @@ is counted."""
 
 from __future__ import annotations
 
-import json
 import socket
 import time
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
-
 from shardlab import _engine
+
+from .engine_runs import make_spec, run_all
+
+# The `sink` fixture's server threads.
+SINK_THREADS = 2
+
+# This module's runs, over the base spec: 100-doc bulks on 2 runtime threads, 0.5 s intervals,
+# stopped after a duration (the clients and the duration are each test's own).
+FAILOVER: dict[str, Any] = {"bulk": {"docs": 100}, "interval_s": 0.5, "threads": 2}
 
 FATES = ["docs_acked", "docs_rejected", "docs_failed", "docs_unknown", "docs_not_sent"]
 
@@ -25,48 +30,12 @@ def dead_url() -> str:
     return f"http://127.0.0.1:{port}"
 
 
-def make_spec(targets: list[str], clients: int, duration_s: float) -> str:
-    spec: dict[str, Any] = {
-        "targets": targets,
-        "bulk_path": "/systembase/_bulk",
-        "generator": {"kind": "systembase", "variant": "bulk", "seed": 42},
-        "bulk": {"docs": 100},
-        "clients": clients,
-        "schedule": {"kind": "closed"},
-        "stop": {"duration_s": duration_s, "docs": None},
-        "interval_s": 0.5,
-        "retry": {"kind": "none"},
-        "threads": 2,
-        "request_timeout_s": 10.0,
-        "drain_timeout_s": 5.0,
-    }
-    return json.dumps(spec)
-
-
-@pytest.fixture
-def sink() -> Iterator[_engine.NullSink]:
-    s = _engine.NullSink(threads=2)
-    yield s
-    s.close()
-
-
-def run_all(engine: _engine.Engine) -> tuple[list[_engine.Interval], _engine.Totals]:
-    engine.start()
-    intervals = []
-    deadline = time.monotonic() + 30
-    while not engine.finished:
-        assert time.monotonic() < deadline, "the engine did not finish"
-        iv = engine.next_interval(0.1)
-        if iv is not None:
-            intervals.append(iv)
-    return intervals, engine.finish()
-
-
 def test_clients_of_a_dead_target_fail_over_to_the_live_one(sink: _engine.NullSink) -> None:
     live = f"http://127.0.0.1:{sink.port}"
     dead = dead_url()
     # Clients 0 and 2 have the dead target as their home.
-    intervals, totals = run_all(_engine.Engine(make_spec([dead, live], clients=4, duration_s=3.0)))
+    spec = make_spec([dead, live], **FAILOVER, clients=4, stop={"duration_s": 3.0, "docs": None})
+    intervals, totals = run_all(_engine.Engine(spec), timeout_s=30.0)
     c = totals.counters
     print(f"connect_errors in 3 s: {c.connect_errors}")
     assert totals.stopped_by == "duration"
@@ -95,8 +64,10 @@ def test_clients_of_a_dead_target_fail_over_to_the_live_one(sink: _engine.NullSi
 
 def test_documents_no_target_took_are_not_sent_and_the_run_ends() -> None:
     started = time.monotonic()
-    spec = make_spec([dead_url(), dead_url()], clients=3, duration_s=0.5)
-    _, totals = run_all(_engine.Engine(spec))
+    spec = make_spec(
+        [dead_url(), dead_url()], **FAILOVER, clients=3, stop={"duration_s": 0.5, "docs": None}
+    )
+    _, totals = run_all(_engine.Engine(spec), timeout_s=30.0)
     c = totals.counters
     assert time.monotonic() - started < 3
     assert totals.stopped_by == "duration"

@@ -3,50 +3,21 @@ exact percentiles (no cluster: the engine runs against the in-process NullSink).
 
 from __future__ import annotations
 
-import json
-import time
-from collections.abc import Iterator
-
 import pytest
 
 from shardlab import _engine
 
-
-@pytest.fixture
-def sink() -> Iterator[_engine.NullSink]:
-    s = _engine.NullSink()
-    yield s
-    s.close()
-
-
-def run_all(spec: dict[str, object]) -> tuple[list[_engine.Interval], _engine.Totals]:
-    engine = _engine.Engine(json.dumps(spec))
-    engine.start()
-    intervals = []
-    deadline = time.monotonic() + 60
-    while not engine.finished:
-        assert time.monotonic() < deadline, "the engine did not finish"
-        iv = engine.next_interval(0.1)
-        if iv is not None:
-            intervals.append(iv)
-    return intervals, engine.finish()
+from .engine_runs import make_spec, run_all
 
 
 def test_merged_intervals_give_the_run_totals(sink: _engine.NullSink) -> None:
-    spec = {
-        "targets": [f"http://127.0.0.1:{sink.port}"],
-        "bulk_path": "/systembase/_bulk",
-        "generator": {"kind": "systembase", "variant": "bulk", "seed": 42},
-        "bulk": {"docs": 50},
-        "clients": 4,
-        "schedule": {"kind": "closed"},
-        "stop": {"duration_s": None, "docs": 100_000},
-        "interval_s": 0.02,
-        "retry": {"kind": "none"},
-        "threads": 2,
-        "request_timeout_s": 10.0,
-        "drain_timeout_s": 5.0,
-    }
+    spec = make_spec(
+        f"http://127.0.0.1:{sink.port}",
+        bulk={"docs": 50},
+        stop={"duration_s": None, "docs": 100_000},
+        interval_s=0.02,
+        threads=2,
+    )
     intervals, totals = run_all(spec)
     assert totals.service.count == 2000 == sink.requests
     assert len(intervals) >= 2

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from shardlab import _engine
+
+from .engine_runs import make_spec, run_all
 
 COUNTER_FIELDS = [
     "requests",
@@ -26,44 +27,6 @@ COUNTER_FIELDS = [
     "bytes_sent",
     "bytes_received",
 ]
-
-
-def make_spec(target: str, **overrides: Any) -> str:
-    spec: dict[str, Any] = {
-        "targets": [target],
-        "bulk_path": "/systembase/_bulk",
-        "generator": {"kind": "systembase", "variant": "bulk", "seed": 42},
-        "bulk": {"docs": 1000},
-        "clients": 4,
-        "schedule": {"kind": "closed"},
-        "stop": {"duration_s": None, "docs": 10_000},
-        "interval_s": 1.0,
-        "retry": {"kind": "none"},
-        "threads": 1,
-        "request_timeout_s": 10.0,
-        "drain_timeout_s": 5.0,
-    }
-    spec.update(overrides)
-    return json.dumps(spec)
-
-
-@pytest.fixture
-def sink() -> Iterator[_engine.NullSink]:
-    s = _engine.NullSink()
-    yield s
-    s.close()
-
-
-def run_all(engine: _engine.Engine) -> tuple[list[_engine.Interval], _engine.Totals]:
-    engine.start()
-    intervals = []
-    deadline = time.monotonic() + 60
-    while not engine.finished:
-        assert time.monotonic() < deadline, "the engine did not finish"
-        iv = engine.next_interval(0.1)
-        if iv is not None:
-            intervals.append(iv)
-    return intervals, engine.finish()
 
 
 def test_docs_stop_sends_exactly_the_docs(sink: _engine.NullSink) -> None:
