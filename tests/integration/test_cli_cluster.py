@@ -7,9 +7,18 @@ from .cli_helpers import shardlab, store_arg
 pytestmark = pytest.mark.opensearch
 
 
-def test_up_status_logs_run_down(shardlab_test_home, tmp_path):
+@pytest.fixture
+def cli_lab(shardlab_test_home):
+    """The lab's options and environment; the lab is stopped whatever the test did, so a
+    failed assertion never leaves a node running after the test home is removed."""
     env = {"SHARDLAB_HOME": str(shardlab_test_home)}
     lab = ["--lab", "cli"]
+    yield env, lab
+    shardlab("cluster", "down", "--wipe", *lab, env=env)
+
+
+def test_up_status_logs_run_down(cli_lab, tmp_path):
+    env, lab = cli_lab
 
     started = shardlab("cluster", "up", "--heap", "512m", *lab, env=env)
     assert started.returncode == 0, started.stderr + started.stdout
